@@ -1,0 +1,40 @@
+// Storage: reference-counted bytes on one device.
+#pragma once
+
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+#include <boost/smart_ptr/intrusive_ref_counter.hpp>
+#include <cstddef>
+#include <functional>
+
+#include "plexus/device.h"
+
+namespace plexus {
+
+class Allocator;
+
+class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
+ public:
+  // nbytes from the device's allocator (allocator_for(device)).
+  StorageImpl(Device device, size_t nbytes);
+  // Memory owned by the caller; `deleter` (may be empty) runs when the last reference goes.
+  StorageImpl(Device device, void* data, size_t nbytes, std::function<void(void*)> deleter);
+  ~StorageImpl();
+  StorageImpl(const StorageImpl&) = delete;
+  StorageImpl& operator=(const StorageImpl&) = delete;
+
+  // Device address of the first byte: a host pointer on cpu, an opaque handle elsewhere.
+  void* data() const { return data_; }
+  size_t nbytes() const { return nbytes_; }
+  Device device() const { return device_; }
+
+ private:
+  void* data_;
+  size_t nbytes_;
+  Device device_;
+  Allocator* allocator_;  // null for external memory
+  std::function<void(void*)> deleter_;
+};
+
+using Storage = boost::intrusive_ptr<StorageImpl>;
+
+}  // namespace plexus

@@ -1,0 +1,172 @@
+// Tensor: a strided view (sizes, strides, offset, dtype) of a Storage.
+// Views are metadata only; ops are declared here as methods and run through
+// the dispatcher (plexus/ops.h has the free-function forms).
+#pragma once
+
+#include <boost/smart_ptr/intrusive_ptr.hpp>
+#include <boost/smart_ptr/intrusive_ref_counter.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/dtype.h"
+#include "plexus/scalar.h"
+#include "plexus/shape.h"
+#include "plexus/storage.h"
+
+namespace plexus {
+
+// The shared state of a tensor handle.
+struct TensorImpl : boost::intrusive_ref_counter<TensorImpl> {
+  Storage storage;
+  int64_t offset = 0;  // in elements
+  Shape sizes;
+  Shape strides;  // in elements; may be 0 (expanded) or negative-free arbitrary
+  int64_t numel = 0;
+  DType dtype = DType::F32;
+  bool contiguous = true;
+  // A 0-d cpu tensor made from a C++ number: type promotion treats it as a
+  // scalar (PyTorch's wrapped number), and it may join calls on any device.
+  bool wrapped_number = false;
+};
+
+// dtype and device for factories ("empty(sizes, {DType::F16, dev})").
+struct TensorOptions {
+  DType dtype = DType::F32;
+  Device device = Device();
+  TensorOptions() = default;
+  TensorOptions(DType t) : dtype(t) {}
+  TensorOptions(Device d) : device(d) {}
+  TensorOptions(DType t, Device d) : dtype(t), device(d) {}
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  explicit Tensor(boost::intrusive_ptr<TensorImpl> impl) : impl_(std::move(impl)) {}
+  // A tensor over `storage`; throws InvalidArgument when the view does not fit
+  // the storage or a size or stride is negative.
+  static Tensor make(Storage storage, DType dtype, IntArrayRef sizes, IntArrayRef strides,
+                     int64_t offset = 0);
+
+  bool defined() const { return impl_ != nullptr; }
+  IntArrayRef sizes() const { return impl_->sizes; }
+  IntArrayRef strides() const { return impl_->strides; }
+  int64_t size(int64_t dim) const;
+  int64_t stride(int64_t dim) const;
+  int64_t dim() const { return static_cast<int64_t>(impl_->sizes.size()); }
+  int64_t numel() const { return impl_->numel; }
+  DType dtype() const { return impl_->dtype; }
+  Device device() const { return impl_->storage->device(); }
+  int64_t storage_offset() const { return impl_->offset; }
+  const Storage& storage() const { return impl_->storage; }
+  size_t itemsize() const { return plexus::itemsize(impl_->dtype); }
+  size_t nbytes() const { return static_cast<size_t>(impl_->numel) * itemsize(); }
+  // Device address of element [0, ..., 0]: a host pointer only on cpu.
+  void* data_ptr() const {
+    return static_cast<char*>(impl_->storage->data()) + impl_->offset * itemsize();
+  }
+  // Typed host pointer; throws unless the tensor is on cpu with dtype T's type.
+  template <typename T>
+  T* data() const;
+  bool is_contiguous() const { return impl_->contiguous; }
+  // Same handle (not just same storage).
+  bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  // "Tensor(float32, [2, 3], cpu)"
+  std::string str() const;
+  TensorImpl* impl() const { return impl_.get(); }
+
+  // Views: share storage, change only metadata.
+  Tensor view(IntArrayRef sizes) const;     // one size may be -1; strides must allow it
+  Tensor reshape(IntArrayRef sizes) const;  // a view when possible, else a contiguous copy
+  Tensor permute(IntArrayRef dims) const;
+  Tensor transpose(int64_t dim0, int64_t dim1) const;
+  Tensor t() const;  // transpose of a tensor with at most 2 dims
+  Tensor slice(int64_t dim, std::optional<int64_t> start = std::nullopt,
+               std::optional<int64_t> end = std::nullopt, int64_t step = 1) const;
+  Tensor select(int64_t dim, int64_t index) const;
+  Tensor narrow(int64_t dim, int64_t start, int64_t length) const;
+  Tensor expand(IntArrayRef sizes) const;  // -1 keeps a size; new leading dims allowed
+  Tensor squeeze() const;
+  Tensor squeeze(int64_t dim) const;
+  Tensor unsqueeze(int64_t dim) const;
+  Tensor flatten(int64_t start_dim = 0, int64_t end_dim = -1) const;
+  Tensor as_strided(IntArrayRef sizes, IntArrayRef strides,
+                    std::optional<int64_t> offset = std::nullopt) const;
+
+  // Copies and conversions (dispatched).
+  Tensor contiguous() const;  // self when already contiguous
+  Tensor clone() const;
+  Tensor to(Device device) const;
+  Tensor to(DType dtype) const;
+  Tensor to(Device device, DType dtype) const;
+  Tensor cpu() const { return to(Device()); }
+  // The single value of a 1-element tensor, copied to the host.
+  Scalar item() const;
+  template <typename T>
+  T item() const;
+  // All values, converted to T and copied to the host in row-major order.
+  template <typename T>
+  std::vector<T> tolist() const;
+
+  // Ops as methods; see plexus/ops.h for what each does.
+  Tensor add(const Tensor& other, Scalar alpha = 1) const;
+  const Tensor& add_(const Tensor& other, Scalar alpha = 1) const;
+  Tensor sub(const Tensor& other, Scalar alpha = 1) const;
+  const Tensor& sub_(const Tensor& other, Scalar alpha = 1) const;
+  Tensor mul(const Tensor& other) const;
+  const Tensor& mul_(const Tensor& other) const;
+  Tensor div(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  const Tensor& div_(const Tensor& other, std::optional<std::string> rounding_mode = std::nullopt) const;
+  Tensor neg() const;
+  Tensor abs() const;
+  Tensor exp() const;
+  Tensor log() const;
+  Tensor sqrt() const;
+  Tensor rsqrt() const;
+  Tensor sin() const;
+  Tensor cos() const;
+  Tensor tanh() const;
+  Tensor sigmoid() const;
+  Tensor relu() const;
+  Tensor pow(const Tensor& exponent) const;
+  Tensor pow(Scalar exponent) const;
+  Tensor maximum(const Tensor& other) const;
+  Tensor minimum(const Tensor& other) const;
+  Tensor clamp(std::optional<Scalar> min, std::optional<Scalar> max = std::nullopt) const;
+  Tensor eq(const Tensor& other) const;
+  Tensor ne(const Tensor& other) const;
+  Tensor lt(const Tensor& other) const;
+  Tensor le(const Tensor& other) const;
+  Tensor gt(const Tensor& other) const;
+  Tensor ge(const Tensor& other) const;
+  const Tensor& fill_(Scalar value) const;
+  const Tensor& zero_() const;
+  const Tensor& copy_(const Tensor& src) const;
+  Tensor sum(std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false) const;
+  Tensor mean(std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false) const;
+  Tensor amax(std::vector<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor amin(std::vector<int64_t> dim = {}, bool keepdim = false) const;
+  Tensor argmax(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor argmin(std::optional<int64_t> dim = std::nullopt, bool keepdim = false) const;
+  Tensor mm(const Tensor& other) const;
+  Tensor bmm(const Tensor& other) const;
+  Tensor matmul(const Tensor& other) const;
+  Tensor softmax(int64_t dim) const;
+  Tensor log_softmax(int64_t dim) const;
+  const Tensor& lerp_(const Tensor& end, Scalar weight) const;
+  const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
+  const Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
+
+ private:
+  boost::intrusive_ptr<TensorImpl> impl_;
+};
+
+// Host-side C++ type of a dtype, and the dtype of a C++ type.
+template <typename T>
+constexpr DType dtype_of();
+
+}  // namespace plexus
+
+#include "plexus/tensor_inl.h"

@@ -1,0 +1,68 @@
+#include "plexus/device_backend.h"
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+#include <thread>
+
+#include "plexus/allocator.h"
+#include "plexus/error.h"
+
+namespace plexus {
+namespace {
+
+// Host memory: the cpu device type's backend, always installed.
+class HostBackend final : public DeviceBackend {
+ public:
+  int device_count() override { return 1; }
+  DeviceProperties properties(int) override { return {"host", "", "cpu", 0}; }
+  void* allocate(int, size_t n) override { return host_allocate(n); }
+  void deallocate(int, void* p, size_t) noexcept override { host_free(p); }
+  void copy_from_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
+  void copy_to_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
+  void copy_on_device(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
+  void synchronize(int) override {}
+};
+
+struct Registry {
+  std::mutex mutex;
+  std::array<std::shared_ptr<DeviceBackend>, kMaxDeviceTypes> owned;
+  std::array<std::atomic<DeviceBackend*>, kMaxDeviceTypes> fast{};
+
+  Registry() {
+    owned[kCPU] = std::make_shared<HostBackend>();
+    fast[kCPU].store(owned[kCPU].get());
+  }
+};
+
+Registry& registry() {
+  static Registry r;
+  return r;
+}
+
+}  // namespace
+
+void set_device_backend(DeviceType type, std::shared_ptr<DeviceBackend> backend) {
+  PLEXUS_CHECK(type < kMaxDeviceTypes, ErrorCode::InvalidArgument,
+               "device type slot {} is out of range (0..{})", type, kMaxDeviceTypes - 1);
+  Registry& r = registry();
+  std::lock_guard lock(r.mutex);
+  r.fast[type].store(backend.get(), std::memory_order_release);
+  r.owned[type] = std::move(backend);
+}
+
+DeviceBackend* find_device_backend(DeviceType type) {
+  if (type >= kMaxDeviceTypes) return nullptr;
+  return registry().fast[type].load(std::memory_order_acquire);
+}
+
+DeviceBackend& device_backend(DeviceType type) {
+  DeviceBackend* b = find_device_backend(type);
+  PLEXUS_CHECK(b != nullptr, ErrorCode::NotFound,
+               "device type '{}' has no backend loaded (no plugin provides it)",
+               device_type_name(type));
+  return *b;
+}
+
+}  // namespace plexus

@@ -1,0 +1,119 @@
+// Dispatcher: owns every operator, routes each call through the active layers
+// to a backend kernel, a composite or the fallback policy.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "plexus/kernel.h"
+#include "plexus/op.h"
+
+namespace plexus {
+
+// What happens when a backend has no kernel (and the op no composite).
+enum class FallbackPolicy : uint8_t {
+  Cpu,    // copy inputs to the host, run the cpu kernel, copy the result back; warn once per op
+  Error,  // raise Unsupported naming op, dtype, backend and what the backend supports
+};
+std::string_view fallback_policy_name(FallbackPolicy p);
+
+// A catalog entry: up to three schemas sharing one meta function and kernel.
+// The functional and in-place schemas share their arguments; the out schema
+// has the same arguments followed by the keyword-only `out`.
+struct OpDefinition {
+  std::string_view functional;  // "add.Tensor(...) -> Tensor", or empty
+  std::string_view inplace;     // "add_.Tensor(Tensor(a!) self, ...) -> Tensor(a!)", or empty
+  std::string_view out;         // "add.out(..., Tensor(a!) out) -> Tensor(a!)", or empty
+  MetaFn meta = nullptr;        // required when there is an out or in-place schema
+  KernelFn composite = nullptr; // used when a backend has no kernel
+  DTypeSet dtypes;              // compute dtypes the catalog lists for the op
+  bool elementwise = false;     // an input may be exactly the output
+  bool cross_device = false;    // tensor arguments may be on other devices (copy_)
+};
+
+// How often one op fell back to the cpu, per backend.
+struct FallbackCount {
+  std::string op;
+  std::string backend;
+  uint64_t count;
+};
+
+class Dispatcher {
+ public:
+  // The process-wide dispatcher, with the standard catalog defined.
+  static Dispatcher& get();
+
+  // Defines the ops of one catalog entry; throws if a name exists or the
+  // schemas do not fit together. Returns the first op defined.
+  const Operator& define(const OpDefinition& def);
+  // Defines an op without a meta function (a vendor's "myvendor::fused_gelu"):
+  // its kernels receive the arguments as given and set the result.
+  const Operator& define_direct(std::string_view schema, KernelFn composite = nullptr);
+  // The op with this full name ("add.Tensor", "mm"), or nullptr.
+  const Operator* find_op(std::string_view name) const;
+  // Like find_op but throws NotFound, suggesting ops of the same base name.
+  const Operator& op(std::string_view name) const;
+  // Every op, in definition order.
+  std::vector<const Operator*> ops() const;
+
+  // Registers `fn` as `backend`'s kernel for `op` (the op that holds kernels:
+  // "add.out", "fill_.Scalar", "mm.out"), for the listed dtypes. Replacing a
+  // kernel needs replace=true. The one entry point for C++ kernels and the
+  // plugin ABI alike. Thread-safe; readers never block.
+  void register_kernel(std::string_view op, DeviceType backend, KernelFn fn, void* ctx,
+                       DTypeSet dtypes, std::string_view source, bool replace = false);
+  // Removes one backend's kernel for `op`, if any.
+  void unregister_kernel(std::string_view op, DeviceType backend);
+  // Removes every kernel of a backend (before its plugin is unloaded).
+  void unregister_backend(DeviceType backend);
+
+  // The kernel of a layer, run for every op while the layer is active.
+  void set_layer_kernel(Layer layer, LayerFn fn, void* ctx);
+  // Turns a layer on or off for all threads.
+  void enable_layer(Layer layer, bool on);
+  bool layer_enabled(Layer layer) const;
+
+  void set_fallback_policy(FallbackPolicy p);
+  FallbackPolicy fallback_policy() const;
+  std::vector<FallbackCount> fallback_counts() const;
+
+  // Calls `op` with boxed arguments (one per schema argument, defaults
+  // included). Returns the result tensor (the written tensor for in-place and
+  // out ops). Errors come back as plexus::Error with the op in their context.
+  Tensor call(const Operator& op, std::span<const Value> args);
+  // Continues a call below the layers that `keys` no longer holds.
+  Tensor redispatch(const Operator& op, DispatchKeys keys, std::span<const Value> args);
+
+  Dispatcher(const Dispatcher&) = delete;
+  Dispatcher& operator=(const Dispatcher&) = delete;
+
+  struct State;  // private to the implementation (dispatcher_state.h)
+
+ private:
+  Dispatcher();
+  ~Dispatcher();
+  Operator& add_op(std::string_view schema_text);
+  std::unique_ptr<State> state_;
+};
+
+// Turns a layer on (include) or off (exclude) for the current thread while alive.
+class LayerGuard {
+ public:
+  enum class Mode : uint8_t { Include, Exclude };
+  LayerGuard(Layer layer, Mode mode);
+  ~LayerGuard();
+  LayerGuard(const LayerGuard&) = delete;
+  LayerGuard& operator=(const LayerGuard&) = delete;
+
+ private:
+  LayerSet saved_include_, saved_exclude_;
+};
+
+}  // namespace plexus

@@ -1,0 +1,75 @@
+// MetaContext and helpers for meta functions: argument access, type
+// promotion, broadcasting, and rewriting inputs for the kernel.
+#pragma once
+
+#include <array>
+#include <initializer_list>
+#include <span>
+#include <vector>
+
+#include "plexus/op.h"
+#include "plexus/value.h"
+
+namespace plexus {
+
+// The arguments of one call as a meta function sees them. Arguments are those
+// of the functional/in-place schema (no `out`).
+class MetaContext {
+ public:
+  MetaContext(const Operator& op, std::span<Value> args, Device device)
+      : op_(op), args_(args), device_(device) {}
+  const Operator& op() const { return op_; }
+  Device device() const { return device_; }
+  size_t size() const { return args_.size(); }
+  const Value& arg(size_t i) const { return args_[i]; }
+  // The argument's name in the schema, for error messages.
+  const std::string& name(size_t i) const { return op_.schema().arguments[i].name; }
+  // Typed access; throws InvalidArgument naming the argument on a wrong kind.
+  const Tensor& tensor(size_t i) const;
+  const Tensor* optional_tensor(size_t i) const;  // nullptr for None
+  std::span<const Tensor> tensor_list(size_t i) const;
+  Scalar scalar(size_t i) const;
+  std::optional<Scalar> optional_scalar(size_t i) const;
+  int64_t integer(size_t i) const;
+  std::optional<int64_t> optional_integer(size_t i) const;
+  IntArrayRef int_list(size_t i) const;
+  std::optional<IntArrayRef> optional_int_list(size_t i) const;
+  double real(size_t i) const;
+  bool boolean(size_t i) const;
+  std::optional<std::string_view> optional_string(size_t i) const;
+  std::optional<DType> optional_dtype(size_t i) const;
+
+  // Hands the kernel `t` instead of tensor argument i (kept alive by the context).
+  void set_tensor(size_t i, Tensor t);
+  // Hands the kernel `ts` instead of tensor-list argument i.
+  void set_tensor_list(size_t i, std::vector<Tensor> ts);
+
+ private:
+  const Operator& op_;
+  std::span<Value> args_;
+  Device device_;
+  std::array<Tensor, 8> kept_;
+  size_t nkept_ = 0;
+  std::vector<std::vector<Tensor>> kept_lists_;
+};
+
+// How an elementwise op turns its inputs' common dtype into its result dtype.
+enum class ResultRule : uint8_t {
+  Promote,       // the promoted dtype (add, mul, maximum)
+  IntToFloat,    // promoted, integral and bool become float32 (div, exp, sigmoid)
+  Bool,          // result is bool; inputs compute in the promoted dtype (eq, lt)
+};
+
+// The common case of elementwise ops: promotes the tensor arguments listed
+// (0-d and wrapped numbers ranked as in PyTorch), broadcasts them, converts
+// each to the compute dtype and expands it to the output shape, and checks the
+// compute dtype is one the catalog lists. Returns the output spec.
+OutputSpec elementwise_meta(MetaContext& ctx, std::initializer_list<size_t> tensor_args,
+                            ResultRule rule = ResultRule::Promote);
+// Converts tensor argument i to `dtype` (if needed) and moves a wrapped number
+// or 0-d cpu tensor to the call's device. The one place inputs change dtype.
+void prepare_input(MetaContext& ctx, size_t i, DType dtype);
+// Throws InvalidArgument naming the op and argument when `t` is not in `allowed`.
+void check_dtype(MetaContext& ctx, size_t arg, DType t, DTypeSet allowed);
+
+}  // namespace plexus

@@ -1,0 +1,62 @@
+#include "transfer.h"
+
+#include "plexus/device_backend.h"
+#include "plexus/factories.h"
+
+namespace plexus {
+
+std::pair<size_t, size_t> byte_extent(const Tensor& t) {
+  if (t.numel() == 0) return {0, 0};
+  int64_t last = t.storage_offset();
+  for (int64_t d = 0; d < t.dim(); ++d) last += (t.sizes()[d] - 1) * t.strides()[d];
+  return {t.storage_offset() * t.itemsize(), (last + 1) * t.itemsize()};
+}
+
+namespace {
+// A host tensor viewing `bytes` with t's layout relative to `first`.
+Tensor host_view_like(const Tensor& t, Storage bytes, size_t first) {
+  return Tensor::make(std::move(bytes), t.dtype(), t.sizes(), t.strides(),
+                      t.storage_offset() - static_cast<int64_t>(first / t.itemsize()));
+}
+
+const char* device_ptr(const Tensor& t, size_t byte) {
+  return static_cast<const char*>(t.storage()->data()) + byte;
+}
+}  // namespace
+
+Tensor host_copy_of(const Tensor& t) {
+  if (t.device().is_cpu()) return t;
+  auto [first, last] = byte_extent(t);
+  Storage host(new StorageImpl(Device(), last - first));
+  if (last > first)
+    device_backend(t.device().type)
+        .copy_to_host(t.device().index, host->data(), device_ptr(t, first), last - first);
+  return host_view_like(t, std::move(host), first);
+}
+
+void write_from_host(const Tensor& dst, const Tensor& src) {
+  if (dst.device().is_cpu()) {
+    dst.copy_(src);
+    return;
+  }
+  if (dst.numel() == 0) return;
+  DeviceBackend& backend = device_backend(dst.device().type);
+  int index = dst.device().index;
+  if (dst.is_contiguous() && src.is_contiguous() && src.dtype() == dst.dtype()) {
+    backend.copy_from_host(index, dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    return;
+  }
+  // Read the destination's byte range, update it on the host, write it back:
+  // correct for any layout and needs no copy kernel on the device.
+  Tensor staged = host_copy_of(dst);
+  staged.copy_(src);
+  auto [first, last] = byte_extent(dst);
+  backend.copy_from_host(index, const_cast<char*>(device_ptr(dst, first)),
+                         static_cast<const char*>(staged.storage()->data()), last - first);
+}
+
+void cross_device_copy(const Tensor& dst, const Tensor& src) {
+  write_from_host(dst, host_copy_of(src));
+}
+
+}  // namespace plexus
