@@ -1,0 +1,29 @@
+// The profiler layer: per-op call counts and time, switched on and off at run time.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace plexus::profiler {
+
+// One op on one device.
+struct Record {
+  std::string op;      // "add.Tensor"
+  std::string device;  // "cpu"
+  uint64_t calls = 0;
+  uint64_t total_ns = 0;  // wall time including nested ops and synchronous copies
+  uint64_t fallbacks = 0; // calls that ran on the cpu because the device lacked a kernel
+};
+
+// Starts or stops recording on all threads (the profiler layer's key).
+void enable(bool on);
+bool enabled();
+// Forgets everything recorded.
+void reset();
+// What was recorded, ordered by total time, longest first.
+std::vector<Record> records();
+// A table: op, device, calls, total ms, mean us, fallbacks.
+std::string report();
+
+}  // namespace plexus::profiler
