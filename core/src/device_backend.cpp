@@ -3,6 +3,8 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <fstream>
+#include <unistd.h>
 #include <mutex>
 #include <thread>
 
@@ -16,13 +18,29 @@ namespace {
 class HostBackend final : public DeviceBackend {
  public:
   int device_count() override { return 1; }
-  DeviceProperties properties(int) override { return {"host", "", "cpu", 0}; }
+  DeviceProperties properties(int) override {
+    return {cpu_model_name(), "", "cpu",
+            static_cast<size_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<size_t>(sysconf(_SC_PAGESIZE))};
+  }
   void* allocate(int, size_t n) override { return host_allocate(n); }
   void deallocate(int, void* p, size_t) noexcept override { host_free(p); }
   void copy_from_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
   void copy_to_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
   void copy_on_device(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
   void synchronize(int) override {}
+
+ private:
+  // "Intel(R) Xeon(R) ..." from /proc/cpuinfo; "host cpu" where that is unreadable.
+  static std::string cpu_model_name() {
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+      if (line.rfind("model name", 0) == 0) {
+        auto colon = line.find(':');
+        if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+      }
+    return "host cpu";
+  }
 };
 
 struct Registry {

@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# Set-up for a fresh Debian 12 machine (root, or a user with sudo): installs the
+# Debian packages plexus needs that are missing, builds, and runs a job.
+#   ./setup.sh main   install, build, run the main job
+#   ./setup.sh test   install, build, run the whole test suite (what CI runs)
+# Safe to run again: installed packages are skipped and the build is incremental.
+set -euo pipefail
+cd "$(dirname "$0")"
+
+job=${1:-}
+case "$job" in
+  main|test) ;;
+  *) echo "usage: ./setup.sh main|test" >&2; exit 2 ;;
+esac
+
+packages=(
+  cmake ninja-build ccache g++ pkg-config git
+  libspdlog-dev libfmt-dev catch2 libboost-dev nlohmann-json3-dev
+  libtomlplusplus-dev libdnnl-dev libcli11-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  echo "setup: installing ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends \
+    "${missing[@]}" >/dev/null
+fi
+
+cmake --preset default >/dev/null
+case "$job" in
+  main)
+    cmake --build --preset default --target plexus-cli
+    ./build/bin/plexus devices
+    ;;
+  test)
+    cmake --build --preset default
+    ctest --preset default -j "$(nproc)"
+    ;;
+esac
