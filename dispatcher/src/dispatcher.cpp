@@ -17,7 +17,8 @@ std::string_view fallback_policy_name(FallbackPolicy p) {
 }
 
 ThreadLayers& thread_layers() {
-  thread_local ThreadLayers t;
+  // initial-exec: libplexus is linked, never dlopen'ed, so its TLS is static.
+  thread_local ThreadLayers t __attribute__((tls_model("initial-exec")));
   return t;
 }
 

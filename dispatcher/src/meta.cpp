@@ -18,7 +18,7 @@ auto named(const MetaContext& ctx, size_t i, F&& f) -> decltype(f()) {
 }
 }  // namespace
 
-const Tensor& MetaContext::tensor(size_t i) const {
+const Tensor& MetaContext::tensor_slow(size_t i) const {
   return named(*this, i, [&]() -> const Tensor& { return args_[i].to_tensor(); });
 }
 const Tensor* MetaContext::optional_tensor(size_t i) const {
@@ -76,10 +76,34 @@ void MetaContext::set_tensor_list(size_t i, std::vector<Tensor> ts) {
   args_[i] = Value::tensor_list(kept_lists_.back());
 }
 
+void MetaContext::set_int_list(size_t i, std::vector<int64_t> l) {
+  // Moving a vector keeps its buffer, so earlier lists stay where args_ points.
+  kept_int_lists_.push_back(std::move(l));
+  args_[i] = Value::int_list(kept_int_lists_.back());
+}
+
+void MetaContext::set_value(size_t i, Value v) {
+  using T = Value::Tag;
+  PLEXUS_CHECK(v.tag() != T::Tensor && v.tag() != T::TensorList && v.tag() != T::IntList &&
+                   v.tag() != T::String,
+               ErrorCode::Internal, "meta of {}: set_value needs an owned value, got a {}",
+               op_.name(), Value::tag_name(v.tag()));
+  args_[i] = v;
+}
+
 void check_dtype(MetaContext& ctx, size_t arg, DType t, DTypeSet allowed) {
   if (!allowed.contains(t))
     fail_arg(ctx.name(arg), "{} does not take {}; it takes {}", ctx.op().name(), dtype_name(t),
              allowed.str());
+}
+
+void check_scalar_fits(MetaContext& ctx, size_t i, DType compute_dtype) {
+  Scalar v = ctx.scalar(i);
+  if (compute_dtype == DType::Bool && !v.is_bool())
+    fail_arg(ctx.name(i), "must be a bool for bool inputs, got {}", v.str());
+  if (!is_floating(compute_dtype) && v.is_floating())
+    fail_arg(ctx.name(i), "must be an integer for {} inputs, got {}", dtype_name(compute_dtype),
+             v.str());
 }
 
 void prepare_input(MetaContext& ctx, size_t i, DType dtype) {
@@ -89,7 +113,16 @@ void prepare_input(MetaContext& ctx, size_t i, DType dtype) {
 
 OutputSpec elementwise_meta(MetaContext& ctx, std::initializer_list<size_t> tensor_args,
                             ResultRule rule) {
-  std::array<Operand, 4> ops{};
+  return elementwise_meta_with_scalars(ctx, tensor_args, {}, rule);
+}
+
+OutputSpec elementwise_meta_with_scalars(MetaContext& ctx,
+                                         std::initializer_list<size_t> tensor_args,
+                                         std::initializer_list<size_t> scalar_args,
+                                         ResultRule rule) {
+  std::array<Operand, 8> ops{};
+  PLEXUS_CHECK(tensor_args.size() + scalar_args.size() <= ops.size(), ErrorCode::Internal,
+               "meta of {} promotes more than {} operands", ctx.op().name(), ops.size());
   size_t n = 0;
   Shape shape;
   for (size_t i : tensor_args) {
@@ -98,13 +131,24 @@ OutputSpec elementwise_meta(MetaContext& ctx, std::initializer_list<size_t> tens
                        : t.dim() == 0           ? OperandKind::ZeroDimTensor
                                                 : OperandKind::Tensor;
     ops[n++] = {t.dtype(), kind};
+    if (n == 1) {
+      shape.assign(t.sizes().begin(), t.sizes().end());
+      continue;
+    }
+    if (IntArrayRef(shape) == t.sizes()) continue;
     try {
       shape = broadcast_shapes(shape, t.sizes());
     } catch (const Error& e) {
       throw e.with_context({"", ctx.name(i), "", ""});
     }
   }
-  DType common = result_type(std::span(ops.data(), n));
+  for (size_t i : scalar_args)
+    if (std::optional<Scalar> s = ctx.optional_scalar(i))
+      ops[n++] = {s->dtype(), OperandKind::Scalar};
+  bool plain = true;  // all dimensioned tensors of one dtype: the common case, no promotion
+  for (size_t k = 0; k < n; ++k)
+    plain = plain && ops[k].kind == OperandKind::Tensor && ops[k].dtype == ops[0].dtype;
+  DType common = plain ? ops[0].dtype : result_type(std::span(ops.data(), n));
   if (rule == ResultRule::IntToFloat && !is_floating(common)) common = DType::F32;
   check_dtype(ctx, *tensor_args.begin(), common, ctx.op().catalog_dtypes());
   for (size_t i : tensor_args) {

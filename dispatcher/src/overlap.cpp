@@ -4,6 +4,8 @@
 #include <numeric>
 #include <vector>
 
+#include <boost/container/small_vector.hpp>
+
 #include "transfer.h"
 
 namespace plexus {
@@ -22,7 +24,8 @@ Overlap overlap(const Tensor& a, const Tensor& b) {
 bool has_internal_overlap(const Tensor& t) {
   // Sort dims by stride; the layout is free of overlap when each stride is at
   // least the span of all smaller-stride dims.
-  std::vector<std::pair<int64_t, int64_t>> dims;  // (stride, size)
+  if (t.is_contiguous()) return false;
+  boost::container::small_vector<std::pair<int64_t, int64_t>, 6> dims;  // (stride, size)
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
   std::sort(dims.begin(), dims.end());

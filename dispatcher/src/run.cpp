@@ -188,18 +188,10 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   MetaContext ctx(op, std::span(args.data(), nmeta), device);
   OutputSpec spec = op.meta()(ctx);
 
-  Tensor out;
-  switch (op.kind()) {
-    case OpKind::Functional:
-      out = empty(spec.sizes, {spec.dtype, device});
-      break;
-    case OpKind::Inplace:
-    case OpKind::Out:
-      out = args_in[op.written_arg()].to_tensor();
-      check_written(op, out, spec, device);
-      break;
-    case OpKind::Direct: break;
-  }
+  Tensor fresh;  // the output of a functional call
+  if (op.kind() == OpKind::Functional) fresh = empty(spec.sizes, {spec.dtype, device});
+  const Tensor& out = op.kind() == OpKind::Functional ? fresh : args_in[op.written_arg()].to_tensor();
+  if (op.kind() != OpKind::Functional) check_written(op, out, spec, device);
 
   // Cross-device copy_: bytes move through the host with raw copies.
   if (op.cross_device()) {
@@ -214,8 +206,9 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   bool temp = op.kind() != OpKind::Functional &&
               needs_temporary(op, out, std::span(args_in.data(), nmeta),
                               op.kind() == OpKind::Inplace ? 0 : SIZE_MAX);
-  Tensor target = (temp || out.dtype() != spec.dtype) ? empty(spec.sizes, {spec.dtype, device})
-                                                     : out;
+  Tensor temporary;
+  if (temp || out.dtype() != spec.dtype) temporary = empty(spec.sizes, {spec.dtype, device});
+  const Tensor& target = temporary.defined() ? temporary : out;
   if (own_kernel) {
     args[op.written_arg()] = Value::tensor(target);
   } else {
@@ -224,7 +217,7 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   }
   run_kernel(st, kop, op.composite(), device, spec.compute_dtype,
              std::span<const Value>(args.data(), args.size()));
-  if (!target.is_same(out)) out.copy_(target);
+  if (temporary.defined()) out.copy_(temporary);
   return out;
 }
 

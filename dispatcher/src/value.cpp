@@ -28,10 +28,7 @@ namespace {
 }
 }  // namespace
 
-const Tensor& Value::to_tensor() const {
-  if (tag_ != Tag::Tensor) wrong(Tag::Tensor, tag_);
-  return *u_.t;
-}
+void Value::wrong_tag(Tag want) const { wrong(want, tag_); }
 std::span<const Tensor> Value::to_tensor_list() const {
   if (tag_ != Tag::TensorList) wrong(Tag::TensorList, tag_);
   return {u_.tl.p, u_.tl.n};

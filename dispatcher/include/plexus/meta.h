@@ -25,7 +25,10 @@ class MetaContext {
   // The argument's name in the schema, for error messages.
   const std::string& name(size_t i) const { return op_.schema().arguments[i].name; }
   // Typed access; throws InvalidArgument naming the argument on a wrong kind.
-  const Tensor& tensor(size_t i) const;
+  const Tensor& tensor(size_t i) const {
+    if (i < args_.size() && args_[i].is_tensor()) [[likely]] return args_[i].to_tensor();
+    return tensor_slow(i);
+  }
   const Tensor* optional_tensor(size_t i) const;  // nullptr for None
   std::span<const Tensor> tensor_list(size_t i) const;
   Scalar scalar(size_t i) const;
@@ -43,14 +46,21 @@ class MetaContext {
   void set_tensor(size_t i, Tensor t);
   // Hands the kernel `ts` instead of tensor-list argument i.
   void set_tensor_list(size_t i, std::vector<Tensor> ts);
+  // Hands the kernel `l` instead of int-list argument i (normalized dims, sizes).
+  void set_int_list(size_t i, std::vector<int64_t> l);
+  // Hands the kernel `v` instead of argument i; `v` must own its value (an int,
+  // bool, float, dtype, device or None), not borrow a tensor, list or string.
+  void set_value(size_t i, Value v);
 
  private:
+  const Tensor& tensor_slow(size_t i) const;  // raises the error naming the argument
   const Operator& op_;
   std::span<Value> args_;
   Device device_;
   std::array<Tensor, 8> kept_;
   size_t nkept_ = 0;
   std::vector<std::vector<Tensor>> kept_lists_;
+  std::vector<std::vector<int64_t>> kept_int_lists_;
 };
 
 // How an elementwise op turns its inputs' common dtype into its result dtype.
@@ -66,9 +76,20 @@ enum class ResultRule : uint8_t {
 // compute dtype is one the catalog lists. Returns the output spec.
 OutputSpec elementwise_meta(MetaContext& ctx, std::initializer_list<size_t> tensor_args,
                             ResultRule rule = ResultRule::Promote);
+// elementwise_meta for ops that also take Scalar arguments (pow.Tensor_Scalar,
+// clamp, eq.Scalar): each scalar given (None is skipped) takes part in
+// promotion as a wrapped number; the kernel receives the scalars as passed.
+OutputSpec elementwise_meta_with_scalars(MetaContext& ctx,
+                                         std::initializer_list<size_t> tensor_args,
+                                         std::initializer_list<size_t> scalar_args,
+                                         ResultRule rule = ResultRule::Promote);
 // Converts tensor argument i to `dtype` (if needed) and moves a wrapped number
 // or 0-d cpu tensor to the call's device. The one place inputs change dtype.
 void prepare_input(MetaContext& ctx, size_t i, DType dtype);
+// Throws InvalidArgument naming scalar argument i when it does not fit the
+// compute dtype: a float for integer inputs, a non-bool for bool inputs
+// (PyTorch's alpha_check; alpha of add/sub, value of addcmul/addcdiv).
+void check_scalar_fits(MetaContext& ctx, size_t i, DType compute_dtype);
 // Throws InvalidArgument naming the op and argument when `t` is not in `allowed`.
 void check_dtype(MetaContext& ctx, size_t arg, DType t, DTypeSet allowed);
 

@@ -77,7 +77,10 @@ class Value {
   bool is_none() const { return tag_ == Tag::None; }
   bool is_tensor() const { return tag_ == Tag::Tensor; }
   // Accessors throw InvalidArgument when the tag differs (Int reads as Scalar/Double too).
-  const Tensor& to_tensor() const;
+  const Tensor& to_tensor() const {
+    if (tag_ != Tag::Tensor) [[unlikely]] wrong_tag(Tag::Tensor);
+    return *u_.t;
+  }
   std::span<const Tensor> to_tensor_list() const;
   Scalar to_scalar() const;
   int64_t to_int() const;
@@ -91,6 +94,7 @@ class Value {
   static std::string_view tag_name(Tag t);
 
  private:
+  [[noreturn]] void wrong_tag(Tag want) const;
   Value& set(Tag t) {
     tag_ = t;
     return *this;

@@ -1,7 +1,179 @@
+// Unary math: neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu,
+// gelu, silu, clamp.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <numbers>
+
 #include "catalog/catalog.h"
+#include "plexus/ops.h"
 
 namespace plexus {
+namespace {
 
-void define_unary_ops(Dispatcher& d) {}
+// Keeps the input's dtype (abs, relu).
+OutputSpec same_type_meta(MetaContext& ctx) { return elementwise_meta(ctx, {0}); }
+
+// Floating functions: integer and bool inputs compute as float32.
+OutputSpec float_meta(MetaContext& ctx) {
+  return elementwise_meta(ctx, {0}, ResultRule::IntToFloat);
+}
+
+OutputSpec neg_meta(MetaContext& ctx) {
+  if (ctx.tensor(0).dtype() == DType::Bool)
+    fail_arg(ctx.name(0), "negating a bool tensor is not supported; to invert a mask use "
+                          "logical_not() (the ~ operator) instead");
+  return same_type_meta(ctx);
+}
+
+OutputSpec gelu_meta(MetaContext& ctx) {
+  std::optional<std::string_view> mode = ctx.optional_string(1);
+  if (mode != "none" && mode != "tanh")
+    fail_arg(ctx.name(1), "must be 'none' or 'tanh', got {}",
+             mode ? fmt::format("'{}'", *mode) : "None");
+  return float_meta(ctx);
+}
+
+// The bounds promote with self as Python scalars would: an integer tensor
+// clamped by a float bound gives a float result.
+OutputSpec clamp_meta(MetaContext& ctx) {
+  if (ctx.arg(1).is_none() && ctx.arg(2).is_none())
+    fail_arg(ctx.name(1), "at least one of min and max must be given");
+  return elementwise_meta_with_scalars(ctx, {0}, {1, 2});
+}
+
+// Composites receive the out variant's arguments: inputs already in the
+// compute dtype and the output's shape, `out` last.
+const Tensor& arg(const KernelCall& call, size_t i) { return call.args[i].to_tensor(); }
+const Tensor& out_arg(const KernelCall& call) { return call.args.back().to_tensor(); }
+
+// neg.out(self, *, out): self * -1.
+void neg_composite(void*, KernelCall& call) {
+  mul_out(out_arg(call), arg(call, 0), wrapped_scalar(-1));
+}
+
+// abs.out(self, *, out): where(self < 0, -self, self).
+void abs_composite(void*, KernelCall& call) {
+  const Tensor& self = arg(call, 0);
+  where_out(out_arg(call), lt(self, 0), neg(self), self);
+}
+
+// rsqrt.out(self, *, out): 1 / sqrt(self).
+void rsqrt_composite(void*, KernelCall& call) {
+  div_out(out_arg(call), wrapped_scalar(1), sqrt(arg(call, 0)));
+}
+
+// sigmoid.out(self, *, out): 1 / (1 + exp(-self)).
+void sigmoid_composite(void*, KernelCall& call) {
+  div_out(out_arg(call), wrapped_scalar(1), exp(neg(arg(call, 0))) + 1);
+}
+
+// silu.out(self, *, out): self * sigmoid(self).
+void silu_composite(void*, KernelCall& call) {
+  const Tensor& self = arg(call, 0);
+  mul_out(out_arg(call), self, sigmoid(self));
+}
+
+// relu.out(self, *, out): clamp(self, min=0).
+void relu_composite(void*, KernelCall& call) {
+  clamp_out(out_arg(call), arg(call, 0), 0, std::nullopt);
+}
+
+// clamp.out(self, min, max, *, out): minimum(maximum(self, min), max); max wins
+// when min > max, as in PyTorch.
+void clamp_composite(void*, KernelCall& call) {
+  const Tensor& self = arg(call, 0);
+  const Tensor& out = out_arg(call);
+  const Value& min = call.args[1];
+  const Value& max = call.args[2];
+  if (min.is_none()) {
+    minimum_out(out, self, wrapped_scalar(max.to_scalar()));
+  } else if (max.is_none()) {
+    maximum_out(out, self, wrapped_scalar(min.to_scalar()));
+  } else {
+    minimum_out(out, maximum(self, wrapped_scalar(min.to_scalar())),
+                wrapped_scalar(max.to_scalar()));
+  }
+}
+
+// gelu.out(self, approximate, *, out). 'tanh' decomposes:
+// 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
+// 'none' needs erf, which the catalog lacks: it goes where the dispatcher
+// sends a call without a kernel (the cpu under policy 'cpu', else an error).
+void gelu_composite(void*, KernelCall& call) {
+  const Tensor& x = arg(call, 0);
+  const Tensor& out = out_arg(call);
+  if (call.args[1].to_string() == "tanh") {
+    const double beta = std::sqrt(2.0 / std::numbers::pi);
+    Tensor inner = (x + x * x * x * 0.044715) * beta;
+    mul_out(out, x * 0.5, tanh(inner) + 1);
+    return;
+  }
+  if (call.device.is_cpu() || Dispatcher::get().fallback_policy() == FallbackPolicy::Error)
+    throw Error(ErrorCode::Unsupported,
+                fmt::format("{} has no kernel for '{}', and approximate='none' has no "
+                            "decomposition (only 'tanh' has)",
+                            device_type_name(call.device.type), call.op.name()),
+                {call.op.name(), "", std::string(device_type_name(call.device.type)),
+                 call.device.str()});
+  out.copy_(gelu(x.cpu(), "none"));
+}
+
+// One op of one tensor argument: name, name_ and name.out.
+struct UnaryOp {
+  std::string_view name;
+  MetaFn meta;
+  KernelFn composite;
+  DTypeSet dtypes;
+};
+
+constexpr UnaryOp kUnaryOps[] = {
+    {"neg", neg_meta, neg_composite, kNumericTypes},
+    {"abs", same_type_meta, abs_composite, kNumericTypes},
+    {"exp", float_meta, nullptr, kFloatTypes},
+    {"log", float_meta, nullptr, kFloatTypes},
+    {"sqrt", float_meta, nullptr, kFloatTypes},
+    {"rsqrt", float_meta, rsqrt_composite, kFloatTypes},
+    {"sin", float_meta, nullptr, kFloatTypes},
+    {"cos", float_meta, nullptr, kFloatTypes},
+    {"tanh", float_meta, nullptr, kFloatTypes},
+    {"sigmoid", float_meta, sigmoid_composite, kFloatTypes},
+    {"silu", float_meta, silu_composite, kFloatTypes},
+    {"relu", same_type_meta, relu_composite, kNumericTypes},
+};
+
+}  // namespace
+
+void define_unary_ops(Dispatcher& d) {
+  for (const UnaryOp& u : kUnaryOps) {
+    std::string functional = fmt::format("{}(Tensor self) -> Tensor", u.name);
+    std::string inplace = fmt::format("{}_(Tensor(a!) self) -> Tensor(a!)", u.name);
+    std::string out = fmt::format("{}.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", u.name);
+    d.define({.functional = functional,
+              .inplace = inplace,
+              .out = out,
+              .meta = u.meta,
+              .composite = u.composite,
+              .dtypes = u.dtypes,
+              .elementwise = true});
+  }
+  d.define({.functional = "gelu(Tensor self, *, str approximate='none') -> Tensor",
+            .inplace = "gelu_(Tensor(a!) self, *, str approximate='none') -> Tensor(a!)",
+            .out = "gelu.out(Tensor self, *, str approximate='none', Tensor(a!) out) -> "
+                   "Tensor(a!)",
+            .meta = gelu_meta,
+            .composite = gelu_composite,
+            .dtypes = kFloatTypes,
+            .elementwise = true});
+  d.define({.functional = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
+            .inplace =
+                "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
+            .out = "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, "
+                   "Tensor(a!) out) -> Tensor(a!)",
+            .meta = clamp_meta,
+            .composite = clamp_composite,
+            .dtypes = kNumericTypes,
+            .elementwise = true});
+}
 
 }  // namespace plexus
