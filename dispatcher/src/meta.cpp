@@ -99,8 +99,9 @@ void check_dtype(MetaContext& ctx, size_t arg, DType t, DTypeSet allowed) {
 
 void check_scalar_fits(MetaContext& ctx, size_t i, DType compute_dtype) {
   Scalar v = ctx.scalar(i);
-  if (compute_dtype == DType::Bool && !v.is_bool())
-    fail_arg(ctx.name(i), "must be a bool for bool inputs, got {}", v.str());
+  if (v.is_bool() && compute_dtype != DType::Bool)
+    fail_arg(ctx.name(i), "may be a bool only for bool inputs, got {} for {} inputs", v.str(),
+             dtype_name(compute_dtype));
   if (!is_floating(compute_dtype) && v.is_floating())
     fail_arg(ctx.name(i), "must be an integer for {} inputs, got {}", dtype_name(compute_dtype),
              v.str());

@@ -13,8 +13,8 @@ Tensor add(const Tensor& self, Scalar other, Scalar alpha) {
 }
 const Tensor& add_out(const Tensor& out, const Tensor& self, const Tensor& other, Scalar alpha) {
   static const Operator& op = detail::op("add.out");
-  detail::call(op, {Value::tensor(self), Value::tensor(other), Value::scalar(alpha),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), Value::tensor(other), Value::scalar(alpha), Value::tensor(out)});
   return out;
 }
 Tensor Tensor::add(const Tensor& other, Scalar alpha) const {
@@ -35,8 +35,8 @@ Tensor sub(const Tensor& self, Scalar other, Scalar alpha) {
 }
 const Tensor& sub_out(const Tensor& out, const Tensor& self, const Tensor& other, Scalar alpha) {
   static const Operator& op = detail::op("sub.out");
-  detail::call(op, {Value::tensor(self), Value::tensor(other), Value::scalar(alpha),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), Value::tensor(other), Value::scalar(alpha), Value::tensor(out)});
   return out;
 }
 Tensor Tensor::sub(const Tensor& other, Scalar alpha) const {
@@ -52,13 +52,17 @@ Tensor mul(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("mul.Tensor");
   return detail::call(op, {Value::tensor(self), Value::tensor(other)});
 }
-Tensor mul(const Tensor& self, Scalar other) { return mul(self, wrapped_scalar(other)); }
+Tensor mul(const Tensor& self, Scalar other) {
+  return mul(self, wrapped_scalar(other));
+}
 const Tensor& mul_out(const Tensor& out, const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("mul.out");
   detail::call(op, {Value::tensor(self), Value::tensor(other), Value::tensor(out)});
   return out;
 }
-Tensor Tensor::mul(const Tensor& other) const { return plexus::mul(*this, other); }
+Tensor Tensor::mul(const Tensor& other) const {
+  return plexus::mul(*this, other);
+}
 const Tensor& Tensor::mul_(const Tensor& other) const {
   static const Operator& op = detail::op("mul_.Tensor");
   detail::call(op, {Value::tensor(*this), Value::tensor(other)});
@@ -72,8 +76,8 @@ Tensor div(const Tensor& self, const Tensor& other, std::optional<std::string> r
     return detail::call(op, {Value::tensor(self), Value::tensor(other)});
   }
   static const Operator& op = detail::op("div.Tensor_mode");
-  return detail::call(op, {Value::tensor(self), Value::tensor(other),
-                           detail::opt_string(rounding_mode)});
+  return detail::call(
+      op, {Value::tensor(self), Value::tensor(other), detail::opt_string(rounding_mode)});
 }
 Tensor div(const Tensor& self, Scalar other, std::optional<std::string> rounding_mode) {
   return div(self, wrapped_scalar(other), std::move(rounding_mode));
@@ -122,8 +126,12 @@ const Tensor& pow_out(const Tensor& out, const Tensor& self, Scalar exponent) {
   detail::call(op, {Value::tensor(self), Value::scalar(exponent), Value::tensor(out)});
   return out;
 }
-Tensor Tensor::pow(const Tensor& exponent) const { return plexus::pow(*this, exponent); }
-Tensor Tensor::pow(Scalar exponent) const { return plexus::pow(*this, exponent); }
+Tensor Tensor::pow(const Tensor& exponent) const {
+  return plexus::pow(*this, exponent);
+}
+Tensor Tensor::pow(Scalar exponent) const {
+  return plexus::pow(*this, exponent);
+}
 
 Tensor maximum(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("maximum");
@@ -134,7 +142,9 @@ const Tensor& maximum_out(const Tensor& out, const Tensor& self, const Tensor& o
   detail::call(op, {Value::tensor(self), Value::tensor(other), Value::tensor(out)});
   return out;
 }
-Tensor Tensor::maximum(const Tensor& other) const { return plexus::maximum(*this, other); }
+Tensor Tensor::maximum(const Tensor& other) const {
+  return plexus::maximum(*this, other);
+}
 
 Tensor minimum(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("minimum");
@@ -145,16 +155,36 @@ const Tensor& minimum_out(const Tensor& out, const Tensor& self, const Tensor& o
   detail::call(op, {Value::tensor(self), Value::tensor(other), Value::tensor(out)});
   return out;
 }
-Tensor Tensor::minimum(const Tensor& other) const { return plexus::minimum(*this, other); }
+Tensor Tensor::minimum(const Tensor& other) const {
+  return plexus::minimum(*this, other);
+}
 
-Tensor operator+(const Tensor& a, const Tensor& b) { return add(a, b); }
-Tensor operator+(const Tensor& a, Scalar b) { return add(a, b); }
-Tensor operator-(const Tensor& a, const Tensor& b) { return sub(a, b); }
-Tensor operator-(const Tensor& a, Scalar b) { return sub(a, b); }
-Tensor operator*(const Tensor& a, const Tensor& b) { return mul(a, b); }
-Tensor operator*(const Tensor& a, Scalar b) { return mul(a, b); }
-Tensor operator/(const Tensor& a, const Tensor& b) { return div(a, b); }
-Tensor operator/(const Tensor& a, Scalar b) { return div(a, b); }
-Tensor operator-(const Tensor& a) { return neg(a); }
+Tensor operator+(const Tensor& a, const Tensor& b) {
+  return add(a, b);
+}
+Tensor operator+(const Tensor& a, Scalar b) {
+  return add(a, b);
+}
+Tensor operator-(const Tensor& a, const Tensor& b) {
+  return sub(a, b);
+}
+Tensor operator-(const Tensor& a, Scalar b) {
+  return sub(a, b);
+}
+Tensor operator*(const Tensor& a, const Tensor& b) {
+  return mul(a, b);
+}
+Tensor operator*(const Tensor& a, Scalar b) {
+  return mul(a, b);
+}
+Tensor operator/(const Tensor& a, const Tensor& b) {
+  return div(a, b);
+}
+Tensor operator/(const Tensor& a, Scalar b) {
+  return div(a, b);
+}
+Tensor operator-(const Tensor& a) {
+  return neg(a);
+}
 
 }  // namespace plexus

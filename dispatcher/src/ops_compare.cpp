@@ -32,7 +32,9 @@ const Tensor& eq_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("eq.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::eq(const Tensor& other) const { return plexus::eq(*this, other); }
+Tensor Tensor::eq(const Tensor& other) const {
+  return plexus::eq(*this, other);
+}
 
 Tensor ne(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("ne.Tensor");
@@ -50,7 +52,9 @@ const Tensor& ne_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("ne.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::ne(const Tensor& other) const { return plexus::ne(*this, other); }
+Tensor Tensor::ne(const Tensor& other) const {
+  return plexus::ne(*this, other);
+}
 
 Tensor lt(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("lt.Tensor");
@@ -68,7 +72,9 @@ const Tensor& lt_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("lt.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::lt(const Tensor& other) const { return plexus::lt(*this, other); }
+Tensor Tensor::lt(const Tensor& other) const {
+  return plexus::lt(*this, other);
+}
 
 Tensor le(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("le.Tensor");
@@ -86,7 +92,9 @@ const Tensor& le_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("le.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::le(const Tensor& other) const { return plexus::le(*this, other); }
+Tensor Tensor::le(const Tensor& other) const {
+  return plexus::le(*this, other);
+}
 
 Tensor gt(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("gt.Tensor");
@@ -104,7 +112,9 @@ const Tensor& gt_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("gt.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::gt(const Tensor& other) const { return plexus::gt(*this, other); }
+Tensor Tensor::gt(const Tensor& other) const {
+  return plexus::gt(*this, other);
+}
 
 Tensor ge(const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("ge.Tensor");
@@ -122,7 +132,9 @@ const Tensor& ge_out(const Tensor& out, const Tensor& self, Scalar other) {
   static const Operator& op = detail::op("ge.Scalar_out");
   return binary_out(op, out, self, Value::scalar(other));
 }
-Tensor Tensor::ge(const Tensor& other) const { return plexus::ge(*this, other); }
+Tensor Tensor::ge(const Tensor& other) const {
+  return plexus::ge(*this, other);
+}
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   static const Operator& op = detail::op("where.self");

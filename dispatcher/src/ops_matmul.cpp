@@ -48,8 +48,14 @@ Tensor linear(const Tensor& input, const Tensor& weight, const Tensor& bias) {
   return detail::call(op, {Value::tensor(input), Value::tensor(weight), Value::tensor(bias)});
 }
 
-Tensor Tensor::mm(const Tensor& other) const { return plexus::mm(*this, other); }
-Tensor Tensor::bmm(const Tensor& other) const { return plexus::bmm(*this, other); }
-Tensor Tensor::matmul(const Tensor& other) const { return plexus::matmul(*this, other); }
+Tensor Tensor::mm(const Tensor& other) const {
+  return plexus::mm(*this, other);
+}
+Tensor Tensor::bmm(const Tensor& other) const {
+  return plexus::bmm(*this, other);
+}
+Tensor Tensor::matmul(const Tensor& other) const {
+  return plexus::matmul(*this, other);
+}
 
 }  // namespace plexus

@@ -10,8 +10,8 @@ Tensor lerp(const Tensor& self, const Tensor& end, Scalar weight) {
 }
 const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, Scalar weight) {
   static const Operator& op = detail::op("lerp.Scalar_out");
-  detail::call(op, {Value::tensor(self), Value::tensor(end), Value::scalar(weight),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), Value::tensor(end), Value::scalar(weight), Value::tensor(out)});
   return out;
 }
 const Tensor& Tensor::lerp_(const Tensor& end, Scalar weight) const {
@@ -34,8 +34,8 @@ const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& t
 }
 const Tensor& Tensor::addcmul_(const Tensor& t1, const Tensor& t2, Scalar value) const {
   static const Operator& op = detail::op("addcmul_");
-  detail::call(op, {Value::tensor(*this), Value::tensor(t1), Value::tensor(t2),
-                    Value::scalar(value)});
+  detail::call(op,
+               {Value::tensor(*this), Value::tensor(t1), Value::tensor(t2), Value::scalar(value)});
   return *this;
 }
 
@@ -53,8 +53,8 @@ const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& t
 }
 const Tensor& Tensor::addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value) const {
   static const Operator& op = detail::op("addcdiv_");
-  detail::call(op, {Value::tensor(*this), Value::tensor(t1), Value::tensor(t2),
-                    Value::scalar(value)});
+  detail::call(op,
+               {Value::tensor(*this), Value::tensor(t1), Value::tensor(t2), Value::scalar(value)});
   return *this;
 }
 

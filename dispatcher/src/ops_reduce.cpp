@@ -41,8 +41,8 @@ Tensor amax(const Tensor& self, std::vector<int64_t> dim, bool keepdim) {
 const Tensor& amax_out(const Tensor& out, const Tensor& self, std::vector<int64_t> dim,
                        bool keepdim) {
   static const Operator& op = detail::op("amax.out");
-  detail::call(op, {Value::tensor(self), Value::int_list(dim), Value::boolean(keepdim),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), Value::int_list(dim), Value::boolean(keepdim), Value::tensor(out)});
   return out;
 }
 
@@ -53,8 +53,8 @@ Tensor amin(const Tensor& self, std::vector<int64_t> dim, bool keepdim) {
 const Tensor& amin_out(const Tensor& out, const Tensor& self, std::vector<int64_t> dim,
                        bool keepdim) {
   static const Operator& op = detail::op("amin.out");
-  detail::call(op, {Value::tensor(self), Value::int_list(dim), Value::boolean(keepdim),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), Value::int_list(dim), Value::boolean(keepdim), Value::tensor(out)});
   return out;
 }
 
@@ -65,8 +65,8 @@ Tensor argmax(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 const Tensor& argmax_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim,
                          bool keepdim) {
   static const Operator& op = detail::op("argmax.out");
-  detail::call(op, {Value::tensor(self), detail::opt_int(dim), Value::boolean(keepdim),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), detail::opt_int(dim), Value::boolean(keepdim), Value::tensor(out)});
   return out;
 }
 
@@ -77,8 +77,8 @@ Tensor argmin(const Tensor& self, std::optional<int64_t> dim, bool keepdim) {
 const Tensor& argmin_out(const Tensor& out, const Tensor& self, std::optional<int64_t> dim,
                          bool keepdim) {
   static const Operator& op = detail::op("argmin.out");
-  detail::call(op, {Value::tensor(self), detail::opt_int(dim), Value::boolean(keepdim),
-                    Value::tensor(out)});
+  detail::call(
+      op, {Value::tensor(self), detail::opt_int(dim), Value::boolean(keepdim), Value::tensor(out)});
   return out;
 }
 

@@ -30,7 +30,9 @@ const Tensor& neg_(const Tensor& self) {
   static const Operator& op = detail::op("neg_");
   return unary_(op, self);
 }
-Tensor Tensor::neg() const { return plexus::neg(*this); }
+Tensor Tensor::neg() const {
+  return plexus::neg(*this);
+}
 
 Tensor abs(const Tensor& self) {
   static const Operator& op = detail::op("abs");
@@ -44,7 +46,9 @@ const Tensor& abs_(const Tensor& self) {
   static const Operator& op = detail::op("abs_");
   return unary_(op, self);
 }
-Tensor Tensor::abs() const { return plexus::abs(*this); }
+Tensor Tensor::abs() const {
+  return plexus::abs(*this);
+}
 
 Tensor exp(const Tensor& self) {
   static const Operator& op = detail::op("exp");
@@ -58,7 +62,9 @@ const Tensor& exp_(const Tensor& self) {
   static const Operator& op = detail::op("exp_");
   return unary_(op, self);
 }
-Tensor Tensor::exp() const { return plexus::exp(*this); }
+Tensor Tensor::exp() const {
+  return plexus::exp(*this);
+}
 
 Tensor log(const Tensor& self) {
   static const Operator& op = detail::op("log");
@@ -72,7 +78,9 @@ const Tensor& log_(const Tensor& self) {
   static const Operator& op = detail::op("log_");
   return unary_(op, self);
 }
-Tensor Tensor::log() const { return plexus::log(*this); }
+Tensor Tensor::log() const {
+  return plexus::log(*this);
+}
 
 Tensor sqrt(const Tensor& self) {
   static const Operator& op = detail::op("sqrt");
@@ -86,7 +94,9 @@ const Tensor& sqrt_(const Tensor& self) {
   static const Operator& op = detail::op("sqrt_");
   return unary_(op, self);
 }
-Tensor Tensor::sqrt() const { return plexus::sqrt(*this); }
+Tensor Tensor::sqrt() const {
+  return plexus::sqrt(*this);
+}
 
 Tensor rsqrt(const Tensor& self) {
   static const Operator& op = detail::op("rsqrt");
@@ -100,7 +110,9 @@ const Tensor& rsqrt_(const Tensor& self) {
   static const Operator& op = detail::op("rsqrt_");
   return unary_(op, self);
 }
-Tensor Tensor::rsqrt() const { return plexus::rsqrt(*this); }
+Tensor Tensor::rsqrt() const {
+  return plexus::rsqrt(*this);
+}
 
 Tensor sin(const Tensor& self) {
   static const Operator& op = detail::op("sin");
@@ -114,7 +126,9 @@ const Tensor& sin_(const Tensor& self) {
   static const Operator& op = detail::op("sin_");
   return unary_(op, self);
 }
-Tensor Tensor::sin() const { return plexus::sin(*this); }
+Tensor Tensor::sin() const {
+  return plexus::sin(*this);
+}
 
 Tensor cos(const Tensor& self) {
   static const Operator& op = detail::op("cos");
@@ -128,7 +142,9 @@ const Tensor& cos_(const Tensor& self) {
   static const Operator& op = detail::op("cos_");
   return unary_(op, self);
 }
-Tensor Tensor::cos() const { return plexus::cos(*this); }
+Tensor Tensor::cos() const {
+  return plexus::cos(*this);
+}
 
 Tensor tanh(const Tensor& self) {
   static const Operator& op = detail::op("tanh");
@@ -142,7 +158,9 @@ const Tensor& tanh_(const Tensor& self) {
   static const Operator& op = detail::op("tanh_");
   return unary_(op, self);
 }
-Tensor Tensor::tanh() const { return plexus::tanh(*this); }
+Tensor Tensor::tanh() const {
+  return plexus::tanh(*this);
+}
 
 Tensor sigmoid(const Tensor& self) {
   static const Operator& op = detail::op("sigmoid");
@@ -156,7 +174,9 @@ const Tensor& sigmoid_(const Tensor& self) {
   static const Operator& op = detail::op("sigmoid_");
   return unary_(op, self);
 }
-Tensor Tensor::sigmoid() const { return plexus::sigmoid(*this); }
+Tensor Tensor::sigmoid() const {
+  return plexus::sigmoid(*this);
+}
 
 Tensor relu(const Tensor& self) {
   static const Operator& op = detail::op("relu");
@@ -170,7 +190,9 @@ const Tensor& relu_(const Tensor& self) {
   static const Operator& op = detail::op("relu_");
   return unary_(op, self);
 }
-Tensor Tensor::relu() const { return plexus::relu(*this); }
+Tensor Tensor::relu() const {
+  return plexus::relu(*this);
+}
 
 Tensor silu(const Tensor& self) {
   static const Operator& op = detail::op("silu");

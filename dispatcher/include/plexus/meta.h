@@ -87,10 +87,20 @@ OutputSpec elementwise_meta_with_scalars(MetaContext& ctx,
 // or 0-d cpu tensor to the call's device. The one place inputs change dtype.
 void prepare_input(MetaContext& ctx, size_t i, DType dtype);
 // Throws InvalidArgument naming scalar argument i when it does not fit the
-// compute dtype: a float for integer inputs, a non-bool for bool inputs
-// (PyTorch's alpha_check; alpha of add/sub, value of addcmul/addcdiv).
+// compute dtype: a float for integer or bool inputs, a bool for non-bool
+// inputs (PyTorch's alpha_check; alpha of add/sub, value of addcmul/addcdiv).
 void check_scalar_fits(MetaContext& ctx, size_t i, DType compute_dtype);
 // Throws InvalidArgument naming the op and argument when `t` is not in `allowed`.
 void check_dtype(MetaContext& ctx, size_t arg, DType t, DTypeSet allowed);
+// Returns f(); a plexus::Error it raises is re-raised naming `argument` (for
+// shape helpers such as wrap_dim and broadcast_shapes, which know no names).
+template <typename F>
+decltype(auto) naming_argument(std::string_view argument, F&& f) {
+  try {
+    return f();
+  } catch (const Error& e) {
+    throw e.with_context({"", std::string(argument), "", ""});
+  }
+}
 
 }  // namespace plexus

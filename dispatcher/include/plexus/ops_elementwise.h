@@ -131,13 +131,11 @@ const Tensor& where_out(const Tensor& out, const Tensor& condition, const Tensor
 Tensor lerp(const Tensor& self, const Tensor& end, Scalar weight);
 const Tensor& lerp_out(const Tensor& out, const Tensor& self, const Tensor& end, Scalar weight);
 // self + value * tensor1 * tensor2.
-Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-               Scalar value = 1);
+Tensor addcmul(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
 const Tensor& addcmul_out(const Tensor& out, const Tensor& self, const Tensor& tensor1,
                           const Tensor& tensor2, Scalar value = 1);
 // self + value * tensor1 / tensor2 (true division; not for two integer tensors).
-Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2,
-               Scalar value = 1);
+Tensor addcdiv(const Tensor& self, const Tensor& tensor1, const Tensor& tensor2, Scalar value = 1);
 const Tensor& addcdiv_out(const Tensor& out, const Tensor& self, const Tensor& tensor1,
                           const Tensor& tensor2, Scalar value = 1);
 

@@ -15,14 +15,14 @@ namespace plexus {
 Tensor sum(const Tensor& self, std::optional<std::vector<int64_t>> dim = std::nullopt,
            bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 const Tensor& sum_out(const Tensor& out, const Tensor& self,
-                      std::optional<std::vector<int64_t>> dim = std::nullopt,
-                      bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+                      std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                      std::optional<DType> dtype = std::nullopt);
 // Mean of self; integral inputs need a floating dtype.
 Tensor mean(const Tensor& self, std::optional<std::vector<int64_t>> dim = std::nullopt,
             bool keepdim = false, std::optional<DType> dtype = std::nullopt);
 const Tensor& mean_out(const Tensor& out, const Tensor& self,
-                       std::optional<std::vector<int64_t>> dim = std::nullopt,
-                       bool keepdim = false, std::optional<DType> dtype = std::nullopt);
+                       std::optional<std::vector<int64_t>> dim = std::nullopt, bool keepdim = false,
+                       std::optional<DType> dtype = std::nullopt);
 // Largest and smallest values; reduced dims must not be empty.
 Tensor amax(const Tensor& self, std::vector<int64_t> dim = {}, bool keepdim = false);
 const Tensor& amax_out(const Tensor& out, const Tensor& self, std::vector<int64_t> dim = {},
@@ -67,8 +67,7 @@ const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
                   const Tensor& bias = {}, double eps = 1e-5);
 const Tensor& layer_norm_out(const Tensor& out, const Tensor& input, IntArrayRef normalized_shape,
-                             const Tensor& weight = {}, const Tensor& bias = {},
-                             double eps = 1e-5);
+                             const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-5);
 // 2-D convolution of input [N, C, H, W] (or unbatched [C, H, W]) with weight
 // [C_out, C / groups, kH, kW]. Lists take one value (both dims) or two.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},

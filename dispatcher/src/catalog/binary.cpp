@@ -17,8 +17,9 @@ void check_sub_not_bool(MetaContext& ctx) {
   bool self_bool = ctx.tensor(0).dtype() == DType::Bool;
   bool other_bool = ctx.tensor(1).dtype() == DType::Bool;
   if (self_bool && other_bool)
-    fail_arg(ctx.name(0), "subtracting two bool tensors is not supported; use logical_xor() "
-                          "(the ^ operator) instead");
+    fail_arg(ctx.name(0),
+             "subtracting two bool tensors is not supported; use logical_xor() "
+             "(the ^ operator) instead");
   if (self_bool || other_bool)
     fail_arg(ctx.name(self_bool ? 0 : 1),
              "subtraction with a bool tensor is not supported; to invert a mask use "
@@ -31,7 +32,9 @@ OutputSpec sub_meta(MetaContext& ctx) {
 }
 
 // Both tensors promoted and broadcast (mul, pow, maximum, minimum).
-OutputSpec binary_meta(MetaContext& ctx) { return elementwise_meta(ctx, {0, 1}); }
+OutputSpec binary_meta(MetaContext& ctx) {
+  return elementwise_meta(ctx, {0, 1});
+}
 
 // True division: integers and bool divide as float32.
 OutputSpec div_meta(MetaContext& ctx) {
@@ -52,8 +55,9 @@ OutputSpec pow_scalar_meta(MetaContext& ctx) {
   OutputSpec spec = elementwise_meta_with_scalars(ctx, {0}, {1});
   Scalar e = ctx.scalar(1);
   if (!is_floating(spec.compute_dtype) && e.is_integral() && e.to_int() < 0)
-    fail_arg(ctx.name(1), "integers to negative integer powers are not allowed (got {} for a "
-                          "{} base); convert the base to a floating dtype first",
+    fail_arg(ctx.name(1),
+             "integers to negative integer powers are not allowed (got {} for a "
+             "{} base); convert the base to a floating dtype first",
              e.str(), dtype_name(spec.compute_dtype));
   return spec;
 }
@@ -62,30 +66,29 @@ OutputSpec pow_scalar_meta(MetaContext& ctx) {
 void sub_composite(void*, KernelCall& call) {
   Scalar alpha = call.args[2].to_scalar();
   Scalar neg_alpha = alpha.is_floating() ? Scalar(-alpha.to_double()) : Scalar(-alpha.to_int());
-  add_out(call.args[3].to_tensor(), call.args[0].to_tensor(), call.args[1].to_tensor(),
-          neg_alpha);
+  add_out(call.args[3].to_tensor(), call.args[0].to_tensor(), call.args[1].to_tensor(), neg_alpha);
 }
 
 }  // namespace
 
 void define_binary_ops(Dispatcher& d) {
-  d.define({.functional = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-            .inplace =
-                "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-            .out = "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> "
-                   "Tensor(a!)",
-            .meta = add_meta,
-            .dtypes = kAllTypes,
-            .elementwise = true});
-  d.define({.functional = "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
-            .inplace =
-                "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
-            .out = "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> "
-                   "Tensor(a!)",
-            .meta = sub_meta,
-            .composite = sub_composite,
-            .dtypes = kNumericTypes,
-            .elementwise = true});
+  d.define(
+      {.functional = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+       .inplace = "add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+       .out = "add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> "
+              "Tensor(a!)",
+       .meta = add_meta,
+       .dtypes = kAllTypes,
+       .elementwise = true});
+  d.define(
+      {.functional = "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor",
+       .inplace = "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)",
+       .out = "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> "
+              "Tensor(a!)",
+       .meta = sub_meta,
+       .composite = sub_composite,
+       .dtypes = kNumericTypes,
+       .elementwise = true});
   d.define({.functional = "mul.Tensor(Tensor self, Tensor other) -> Tensor",
             .inplace = "mul_.Tensor(Tensor(a!) self, Tensor other) -> Tensor(a!)",
             .out = "mul.out(Tensor self, Tensor other, *, Tensor(a!) out) -> Tensor(a!)",
@@ -98,15 +101,15 @@ void define_binary_ops(Dispatcher& d) {
             .meta = div_meta,
             .dtypes = kFloatTypes,
             .elementwise = true});
-  d.define({.functional =
-                "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
-            .inplace = "div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) "
-                       "-> Tensor(a!)",
-            .out = "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, "
-                   "Tensor(a!) out) -> Tensor(a!)",
-            .meta = div_mode_meta,
-            .dtypes = kNumericTypes,
-            .elementwise = true});
+  d.define(
+      {.functional = "div.Tensor_mode(Tensor self, Tensor other, *, str? rounding_mode) -> Tensor",
+       .inplace = "div_.Tensor_mode(Tensor(a!) self, Tensor other, *, str? rounding_mode) "
+                  "-> Tensor(a!)",
+       .out = "div.out_mode(Tensor self, Tensor other, *, str? rounding_mode, "
+              "Tensor(a!) out) -> Tensor(a!)",
+       .meta = div_mode_meta,
+       .dtypes = kNumericTypes,
+       .elementwise = true});
   d.define({.functional = "pow.Tensor_Tensor(Tensor self, Tensor exponent) -> Tensor",
             .inplace = "pow_.Tensor(Tensor(a!) self, Tensor exponent) -> Tensor(a!)",
             .out = "pow.Tensor_Tensor_out(Tensor self, Tensor exponent, *, Tensor(a!) out) -> "

@@ -13,7 +13,8 @@ namespace {
 // Checks that tensor argument i has `ndim` dims.
 void check_rank(MetaContext& ctx, size_t i, int64_t ndim, const char* layout) {
   const Tensor& t = ctx.tensor(i);
-  PLEXUS_CHECK_ARG(t.dim() == ndim, ctx.name(i), "{} expects a {}-D tensor {}, got a {}-D one of shape {}",
+  PLEXUS_CHECK_ARG(t.dim() == ndim, ctx.name(i),
+                   "{} expects a {}-D tensor {}, got a {}-D one of shape {}",
                    ctx.op().schema().name, ndim, layout, t.dim(), shape_str(t.sizes()));
 }
 
@@ -78,12 +79,7 @@ OutputSpec addmm_meta(MetaContext& ctx) {
   check_scalar_fits(ctx, 4, t);
   Shape shape{ctx.tensor(1).size(0), ctx.tensor(2).size(1)};
   const Tensor& self = ctx.tensor(0);
-  Shape b;
-  try {
-    b = broadcast_shapes(self.sizes(), shape);
-  } catch (const Error& e) {
-    throw e.with_context({"", ctx.name(0), "", ""});
-  }
+  Shape b = naming_argument(ctx.name(0), [&] { return broadcast_shapes(self.sizes(), shape); });
   PLEXUS_CHECK_ARG(IntArrayRef(b) == IntArrayRef(shape), ctx.name(0),
                    "self of shape {} does not broadcast to the product's shape {}",
                    shape_str(self.sizes()), shape_str(shape));
@@ -144,7 +140,8 @@ Tensor matmul_impl(const Tensor& self, const Tensor& other) {
   Tensor a = d1 == 1 ? self.unsqueeze(0) : self;
   Tensor b = d2 == 1 ? other.unsqueeze(1) : other;
   int64_t n = a.size(-2), p = b.size(-1);
-  Shape batch = broadcast_shapes(batch_sizes(a, 2), batch_sizes(b, 2));
+  Shape batch = naming_argument(
+      "other", [&] { return broadcast_shapes(batch_sizes(a, 2), batch_sizes(b, 2)); });
   int64_t nbatch = checked_numel(batch, "matmul batch");
   Shape sa = batch, sb = batch;
   sa.insert(sa.end(), {n, k1});
@@ -184,12 +181,7 @@ void linear_composite(void*, KernelCall& call) {
     PLEXUS_CHECK_ARG(bias->dtype() == input.dtype(), "bias",
                      "linear expects input and bias to have the same dtype, got {} and {}",
                      dtype_name(input.dtype()), dtype_name(bias->dtype()));
-    Shape b;
-    try {
-      b = broadcast_shapes(out, bias->sizes());
-    } catch (const Error& e) {
-      throw e.with_context({"", "bias", "", ""});
-    }
+    Shape b = naming_argument("bias", [&] { return broadcast_shapes(out, bias->sizes()); });
     PLEXUS_CHECK_ARG(IntArrayRef(b) == IntArrayRef(out), "bias",
                      "linear: bias of shape {} does not broadcast to the output shape {}",
                      shape_str(bias->sizes()), shape_str(out));

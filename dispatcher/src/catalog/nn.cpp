@@ -21,16 +21,6 @@
 namespace plexus {
 namespace {
 
-// Re-raises a shape helper's error with argument i named.
-template <typename F>
-auto naming(MetaContext& ctx, size_t i, F&& f) -> decltype(f()) {
-  try {
-    return f();
-  } catch (const Error& e) {
-    throw e.with_context({"", ctx.name(i), "", ""});
-  }
-}
-
 // softmax.int / log_softmax.int: floating only; dtype, when given, is both the
 // compute and the result dtype.
 OutputSpec softmax_meta(MetaContext& ctx) {
@@ -42,7 +32,7 @@ OutputSpec softmax_meta(MetaContext& ctx) {
                    "dtype=float32 or convert the input",
                    ctx.op().schema().name, dtype_name(t));
   check_dtype(ctx, given ? 2 : 0, t, ctx.op().catalog_dtypes());
-  int64_t dim = naming(ctx, 1, [&] { return wrap_dim(ctx.integer(1), self.dim()); });
+  int64_t dim = naming_argument(ctx.name(1), [&] { return wrap_dim(ctx.integer(1), self.dim()); });
   ctx.set_value(1, Value::integer(dim));
   prepare_input(ctx, 0, t);
   return {Shape(self.sizes().begin(), self.sizes().end()), t, t};
@@ -55,9 +45,8 @@ void prepare_affine(MetaContext& ctx, size_t i, IntArrayRef normalized, DType t)
   PLEXUS_CHECK_ARG(p->sizes() == normalized, ctx.name(i),
                    "layer_norm expects {} of shape normalized_shape {}, got {}", ctx.name(i),
                    shape_str(normalized), shape_str(p->sizes()));
-  PLEXUS_CHECK_ARG(is_floating(p->dtype()), ctx.name(i),
-                   "layer_norm expects a floating {}, got {}", ctx.name(i),
-                   dtype_name(p->dtype()));
+  PLEXUS_CHECK_ARG(is_floating(p->dtype()), ctx.name(i), "layer_norm expects a floating {}, got {}",
+                   ctx.name(i), dtype_name(p->dtype()));
   prepare_input(ctx, i, t);
 }
 
@@ -102,10 +91,9 @@ struct Window {
 };
 Window window(MetaContext& ctx, size_t arg, int64_t in, int64_t k, int64_t p, int64_t d) {
   Window w{};
-  bool overflow = __builtin_mul_overflow(p, 2, &w.padded) ||
-                  __builtin_add_overflow(w.padded, in, &w.padded) ||
-                  __builtin_mul_overflow(d, k - 1, &w.span) ||
-                  __builtin_add_overflow(w.span, 1, &w.span);
+  bool overflow =
+      __builtin_mul_overflow(p, 2, &w.padded) || __builtin_add_overflow(w.padded, in, &w.padded) ||
+      __builtin_mul_overflow(d, k - 1, &w.span) || __builtin_add_overflow(w.span, 1, &w.span);
   PLEXUS_CHECK_ARG(!overflow, ctx.name(arg), "window sizes overflow int64");
   return w;
 }
@@ -150,12 +138,13 @@ OutputSpec conv2d_meta(MetaContext& ctx) {
                    c_out, shape_str(weight.sizes()), groups);
   if (const Tensor* bias = ctx.optional_tensor(2))
     PLEXUS_CHECK_ARG(bias->dim() == 1 && bias->size(0) == c_out, ctx.name(2),
-                     "conv2d expects a bias of shape [{}] (one per output channel), got {}",
-                     c_out, shape_str(bias->sizes()));
+                     "conv2d expects a bias of shape [{}] (one per output channel), got {}", c_out,
+                     shape_str(bias->sizes()));
   Shape out{input.size(0), c_out};
   for (int s = 0; s < 2; ++s) {
     int64_t in = input.size(2 + s), k = weight.size(2 + s);
-    PLEXUS_CHECK_ARG(k > 0, ctx.name(1), "conv2d expects a non-empty kernel, got weight of shape {}",
+    PLEXUS_CHECK_ARG(k > 0, ctx.name(1),
+                     "conv2d expects a non-empty kernel, got weight of shape {}",
                      shape_str(weight.sizes()));
     Window w = window(ctx, 4, in, k, padding[s], dilation[s]);
     PLEXUS_CHECK_ARG(w.padded >= w.span, ctx.name(1),
@@ -169,7 +158,9 @@ OutputSpec conv2d_meta(MetaContext& ctx) {
 }
 
 // Floor division for a possibly negative numerator and a positive divisor.
-int64_t floor_div(int64_t a, int64_t b) { return a >= 0 ? a / b : -((-a + b - 1) / b); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a >= 0 ? a / b : -((-a + b - 1) / b);
+}
 
 // max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode)
 OutputSpec max_pool2d_meta(MetaContext& ctx) {
@@ -212,8 +203,7 @@ OutputSpec embedding_meta(MetaContext& ctx) {
                    "embedding expects a 2-D weight [num_embeddings, embedding_dim], got shape {}",
                    shape_str(weight.sizes()));
   PLEXUS_CHECK_ARG(indices.dtype() == DType::I32 || indices.dtype() == DType::I64, ctx.name(1),
-                   "embedding expects int32 or int64 indices, got {}",
-                   dtype_name(indices.dtype()));
+                   "embedding expects int32 or int64 indices, got {}", dtype_name(indices.dtype()));
   check_dtype(ctx, 0, weight.dtype(), ctx.op().catalog_dtypes());
   int64_t num = weight.size(0), pad = ctx.integer(2);
   PLEXUS_CHECK_ARG(pad == -1 || (pad >= -num && pad < num), ctx.name(2),
@@ -231,14 +221,9 @@ void mse_loss_composite(void*, KernelCall& call) {
   PLEXUS_CHECK_ARG(reduction >= 0 && reduction <= 2, "reduction",
                    "must be 0 (none), 1 (mean) or 2 (sum), got {}", reduction);
   DType t = promote_types(self.dtype(), target.dtype());
-  PLEXUS_CHECK_ARG(is_floating(t), "self",
-                   "mse_loss needs floating tensors, got {} and {}", dtype_name(self.dtype()),
-                   dtype_name(target.dtype()));
-  try {
-    broadcast_shapes(self.sizes(), target.sizes());
-  } catch (const Error& e) {
-    throw e.with_context({"", "target", "", ""});
-  }
+  PLEXUS_CHECK_ARG(is_floating(t), "self", "mse_loss needs floating tensors, got {} and {}",
+                   dtype_name(self.dtype()), dtype_name(target.dtype()));
+  naming_argument("target", [&] { return broadcast_shapes(self.sizes(), target.sizes()); });
   Tensor diff = sub(self, target);
   Tensor sq = mul(diff, diff);
   call.result = reduction == 0 ? sq : reduction == 1 ? mean(sq) : sum(sq);
@@ -252,8 +237,7 @@ void define_nn_ops(Dispatcher& d) {
                    "Tensor(a!) out) -> Tensor(a!)",
             .meta = softmax_meta,
             .dtypes = kFloatTypes});
-  d.define({.functional =
-                "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
+  d.define({.functional = "log_softmax.int(Tensor self, int dim, ScalarType? dtype=None) -> Tensor",
             .out = "log_softmax.int_out(Tensor self, int dim, ScalarType? dtype=None, *, "
                    "Tensor(a!) out) -> Tensor(a!)",
             .meta = softmax_meta,

@@ -30,8 +30,9 @@ OutputSpec addcdiv_meta(MetaContext& ctx) {
   DType t1 = ctx.tensor(1).dtype();
   DType t2 = ctx.tensor(2).dtype();
   if (is_integral(t1, true) && is_integral(t2, true))
-    fail_arg(ctx.name(2), "addcdiv of two integer tensors ({} / {}) is not supported; convert "
-                          "tensor1 or tensor2 to a floating dtype",
+    fail_arg(ctx.name(2),
+             "addcdiv of two integer tensors ({} / {}) is not supported; convert "
+             "tensor1 or tensor2 to a floating dtype",
              dtype_name(t1), dtype_name(t2));
   return addcmul_meta(ctx);
 }
@@ -44,8 +45,10 @@ void lerp_composite(void*, KernelCall& call) {
   double w = call.args[2].to_scalar().to_double();
   const Tensor& out = call.args[3].to_tensor();
   Tensor diff = end - self;
-  if (std::abs(w) < 0.5) add_out(out, self, diff, w);
-  else sub_out(out, end, diff, 1.0 - w);
+  if (std::abs(w) < 0.5)
+    add_out(out, self, diff, w);
+  else
+    sub_out(out, end, diff, 1.0 - w);
 }
 
 // addcmul.out(self, tensor1, tensor2, value, *, out): self + value * tensor1 * tensor2.

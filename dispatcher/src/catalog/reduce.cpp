@@ -20,8 +20,7 @@ constexpr size_t kSelf = 0, kDim = 1, kKeepdim = 2, kDtype = 3;
 
 // The dims of self named by `dims` (None or [] meaning all), wrapped, ascending
 // and distinct; throws naming the dim argument on a bad or repeated dim.
-std::vector<int64_t> reduced_dims(MetaContext& ctx, std::optional<IntArrayRef> dims,
-                                  int64_t ndim) {
+std::vector<int64_t> reduced_dims(MetaContext& ctx, std::optional<IntArrayRef> dims, int64_t ndim) {
   std::vector<int64_t> out;
   if (!dims || dims->empty()) {
     for (int64_t d = 0; d < ndim; ++d) out.push_back(d);
@@ -29,12 +28,7 @@ std::vector<int64_t> reduced_dims(MetaContext& ctx, std::optional<IntArrayRef> d
   }
   std::vector<bool> seen(static_cast<size_t>(std::max<int64_t>(ndim, 1)));
   for (int64_t d : *dims) {
-    int64_t w;
-    try {
-      w = wrap_dim(d, ndim);
-    } catch (const Error& e) {
-      throw e.with_context({"", ctx.name(kDim), "", ""});
-    }
+    int64_t w = naming_argument(ctx.name(kDim), [&] { return wrap_dim(d, ndim); });
     PLEXUS_CHECK_ARG(!seen[w], ctx.name(kDim), "dim {} appears more than once in {}", w,
                      shape_str(*dims));
     seen[w] = true;
@@ -49,8 +43,10 @@ Shape reduced_shape(IntArrayRef sizes, const std::vector<int64_t>& dims, bool ke
   Shape out;
   for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
     bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    if (!reduced) out.push_back(sizes[d]);
-    else if (keepdim) out.push_back(1);
+    if (!reduced)
+      out.push_back(sizes[d]);
+    else if (keepdim)
+      out.push_back(1);
   }
   return out;
 }
@@ -120,20 +116,17 @@ OutputSpec arg_extreme_meta(MetaContext& ctx) {
   bool keepdim = ctx.boolean(kKeepdim);
   std::vector<int64_t> dims;
   if (dim) {
-    int64_t w;
-    try {
-      w = wrap_dim(*dim, self.dim());
-    } catch (const Error& e) {
-      throw e.with_context({"", ctx.name(kDim), "", ""});
-    }
+    int64_t w = naming_argument(ctx.name(kDim), [&] { return wrap_dim(*dim, self.dim()); });
     if (self.dim() > 0) dims.push_back(w);
   } else {
     for (int64_t d = 0; d < self.dim(); ++d) dims.push_back(d);
   }
   check_nonempty(ctx, self, dims);
   Shape shape;
-  if (dim) shape = reduced_shape(self.sizes(), dims, keepdim);
-  else if (keepdim) shape.assign(static_cast<size_t>(self.dim()), 1);
+  if (dim)
+    shape = reduced_shape(self.sizes(), dims, keepdim);
+  else if (keepdim)
+    shape.assign(static_cast<size_t>(self.dim()), 1);
   ctx.set_value(kDim, dim && self.dim() > 0 ? Value::integer(dims[0]) : Value());
   return {shape, DType::I64, self.dtype()};
 }
@@ -154,19 +147,21 @@ void define_reduce_ops(Dispatcher& d) {
             .meta = mean_meta,
             .dtypes = kFloatTypes});
   for (const char* name : {"amax", "amin"}) {
-    std::string fn = fmt::format("{}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor",
-                                 name);
-    std::string out = fmt::format("{}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, "
-                                  "Tensor(a!) out) -> Tensor(a!)",
-                                  name);
+    std::string fn =
+        fmt::format("{}(Tensor self, int[1] dim=[], bool keepdim=False) -> Tensor", name);
+    std::string out = fmt::format(
+        "{}.out(Tensor self, int[1] dim=[], bool keepdim=False, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        name);
     d.define({.functional = fn, .out = out, .meta = extreme_meta, .dtypes = kAllTypes});
   }
   for (const char* name : {"argmax", "argmin"}) {
-    std::string fn = fmt::format("{}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor",
-                                 name);
-    std::string out = fmt::format("{}.out(Tensor self, int? dim=None, bool keepdim=False, *, "
-                                  "Tensor(a!) out) -> Tensor(a!)",
-                                  name);
+    std::string fn =
+        fmt::format("{}(Tensor self, int? dim=None, bool keepdim=False) -> Tensor", name);
+    std::string out = fmt::format(
+        "{}.out(Tensor self, int? dim=None, bool keepdim=False, *, "
+        "Tensor(a!) out) -> Tensor(a!)",
+        name);
     d.define({.functional = fn, .out = out, .meta = arg_extreme_meta, .dtypes = kNumericTypes});
   }
 }

@@ -9,7 +9,9 @@ namespace plexus {
 namespace {
 
 // PyTorch skips 1-D tensors of size 0 in cat whatever the other shapes.
-bool legacy_empty(const Tensor& t) { return t.dim() == 1 && t.size(0) == 0; }
+bool legacy_empty(const Tensor& t) {
+  return t.dim() == 1 && t.size(0) == 0;
+}
 
 // Checks tensors[i] fits the reference tensors[r] except in dim.
 void check_cat_shape(MetaContext& ctx, std::span<const Tensor> ts, size_t i, size_t r,
@@ -45,12 +47,8 @@ OutputSpec cat_meta(MetaContext& ctx) {
     ctx.set_tensor_list(0, {converted(ts[0])});
     return {{0}, t, t};
   }
-  int64_t dim;
-  try {
-    dim = wrap_dim(ctx.integer(1), ts[*ref].dim());
-  } catch (const Error& e) {
-    throw e.with_context({"", ctx.name(1), "", ""});
-  }
+  int64_t dim =
+      naming_argument(ctx.name(1), [&] { return wrap_dim(ctx.integer(1), ts[*ref].dim()); });
   Shape out(ts[*ref].sizes().begin(), ts[*ref].sizes().end());
   out[dim] = 0;
   std::vector<Tensor> kept;

@@ -12,7 +12,9 @@ namespace plexus {
 namespace {
 
 // Keeps the input's dtype (abs, relu).
-OutputSpec same_type_meta(MetaContext& ctx) { return elementwise_meta(ctx, {0}); }
+OutputSpec same_type_meta(MetaContext& ctx) {
+  return elementwise_meta(ctx, {0});
+}
 
 // Floating functions: integer and bool inputs compute as float32.
 OutputSpec float_meta(MetaContext& ctx) {
@@ -21,8 +23,9 @@ OutputSpec float_meta(MetaContext& ctx) {
 
 OutputSpec neg_meta(MetaContext& ctx) {
   if (ctx.tensor(0).dtype() == DType::Bool)
-    fail_arg(ctx.name(0), "negating a bool tensor is not supported; to invert a mask use "
-                          "logical_not() (the ~ operator) instead");
+    fail_arg(ctx.name(0),
+             "negating a bool tensor is not supported; to invert a mask use "
+             "logical_not() (the ~ operator) instead");
   return same_type_meta(ctx);
 }
 
@@ -44,8 +47,12 @@ OutputSpec clamp_meta(MetaContext& ctx) {
 
 // Composites receive the out variant's arguments: inputs already in the
 // compute dtype and the output's shape, `out` last.
-const Tensor& arg(const KernelCall& call, size_t i) { return call.args[i].to_tensor(); }
-const Tensor& out_arg(const KernelCall& call) { return call.args.back().to_tensor(); }
+const Tensor& arg(const KernelCall& call, size_t i) {
+  return call.args[i].to_tensor();
+}
+const Tensor& out_arg(const KernelCall& call) {
+  return call.args.back().to_tensor();
+}
 
 // neg.out(self, *, out): self * -1.
 void neg_composite(void*, KernelCall& call) {
@@ -110,12 +117,12 @@ void gelu_composite(void*, KernelCall& call) {
     return;
   }
   if (call.device.is_cpu() || Dispatcher::get().fallback_policy() == FallbackPolicy::Error)
-    throw Error(ErrorCode::Unsupported,
-                fmt::format("{} has no kernel for '{}', and approximate='none' has no "
-                            "decomposition (only 'tanh' has)",
-                            device_type_name(call.device.type), call.op.name()),
-                {call.op.name(), "", std::string(device_type_name(call.device.type)),
-                 call.device.str()});
+    throw Error(
+        ErrorCode::Unsupported,
+        fmt::format("{} has no kernel for '{}', and approximate='none' has no "
+                    "decomposition (only 'tanh' has)",
+                    device_type_name(call.device.type), call.op.name()),
+        {call.op.name(), "", std::string(device_type_name(call.device.type)), call.device.str()});
   out.copy_(gelu(x.cpu(), "none"));
 }
 
@@ -166,8 +173,7 @@ void define_unary_ops(Dispatcher& d) {
             .dtypes = kFloatTypes,
             .elementwise = true});
   d.define({.functional = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor",
-            .inplace =
-                "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
+            .inplace = "clamp_(Tensor(a!) self, Scalar? min=None, Scalar? max=None) -> Tensor(a!)",
             .out = "clamp.out(Tensor self, Scalar? min=None, Scalar? max=None, *, "
                    "Tensor(a!) out) -> Tensor(a!)",
             .meta = clamp_meta,
