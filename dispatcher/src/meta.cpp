@@ -109,7 +109,20 @@ void check_scalar_fits(MetaContext& ctx, size_t i, DType compute_dtype) {
 
 void prepare_input(MetaContext& ctx, size_t i, DType dtype) {
   const Tensor& t = ctx.tensor(i);
-  if (t.dtype() != dtype) ctx.set_tensor(i, t.to(dtype));
+  if (t.dtype() != dtype) {
+    bool wrapped = t.impl()->wrapped_number;
+    Tensor c = t.to(dtype);
+    c.impl()->wrapped_number = wrapped;
+    ctx.set_tensor(i, std::move(c));
+  }
+  if (ctx.tensor(i).device() != ctx.device()) move_to_call_device(ctx, i);
+}
+
+void move_to_call_device(MetaContext& ctx, size_t i) {
+  const Tensor& t = ctx.tensor(i);
+  Tensor m = t.to(ctx.device());
+  m.impl()->wrapped_number = t.impl()->wrapped_number;
+  ctx.set_tensor(i, std::move(m));
 }
 
 OutputSpec elementwise_meta(MetaContext& ctx, std::initializer_list<size_t> tensor_args,

@@ -2,7 +2,8 @@
 // op's composite, or the fallback policy.
 #include <fmt/format.h>
 
-#include <boost/container/small_vector.hpp>
+#include <cstring>
+#include <new>
 
 #include "dispatcher_state.h"
 #include "overlap.h"
@@ -15,7 +16,30 @@
 namespace plexus {
 namespace {
 
-using Args = boost::container::small_vector<Value, 12>;
+// The boxed arguments of one call, copied so meta functions may rewrite them.
+// Values are trivially copyable, so filling the buffer is a memcpy.
+class Args {
+ public:
+  static constexpr size_t kCapacity = 24;
+  Args(std::span<const Value> v) : n_(v.size()) {
+    PLEXUS_CHECK(n_ < kCapacity, ErrorCode::Unsupported, "ops take at most {} arguments",
+                 kCapacity - 1);
+    std::memcpy(static_cast<void*>(buf_), v.data(), n_ * sizeof(Value));
+  }
+  Value* begin() { return data(); }
+  Value* end() { return data() + n_; }
+  Value* data() { return std::launder(reinterpret_cast<Value*>(buf_)); }
+  size_t size() const { return n_; }
+  Value& operator[](size_t i) { return data()[i]; }
+  void resize(size_t n) { n_ = n; }
+  void push_back(const Value& v) { std::memcpy(static_cast<void*>(data() + n_++), &v, sizeof(Value)); }
+  std::span<const Value> span() { return {data(), n_}; }
+
+ private:
+  static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_destructible_v<Value>);
+  alignas(Value) std::byte buf_[kCapacity * sizeof(Value)];
+  size_t n_;
+};
 
 size_t kernel_count(DeviceType backend) {
   size_t n = 0;
@@ -30,8 +54,8 @@ size_t kernel_count(DeviceType backend) {
   std::string what =
       k ? fmt::format("{} has a kernel for '{}' only for {}, not {}", backend, kop.name(),
                       k->dtypes.str(), dtype_name(dtype))
-        : fmt::format("{} has no kernel for '{}' (it has kernels for {} ops)", backend,
-                      kop.name(), kernel_count(device.type));
+        : fmt::format("{} has no kernel for '{}' for {} (it has kernels for {} ops)", backend,
+                      kop.name(), dtype_name(dtype), kernel_count(device.type));
   std::string hint;
   if (cpu_tried) {
     const KernelEntry* c = kop.kernel(kCPU);
@@ -62,7 +86,7 @@ Tensor run_on_cpu(Dispatcher::State& st, const Operator& kop, Device device, DTy
   const KernelEntry* ck = kop.kernel(kCPU);
   if (!ck || !ck->dtypes.contains(dtype)) no_kernel(kop, device, dtype, true);
   note_fallback(st, kop, device);
-  Args host(kargs.begin(), kargs.end());
+  Args host(kargs);
   std::vector<Tensor> keep;
   std::vector<std::vector<Tensor>> keep_lists;
   keep.reserve(kargs.size());
@@ -75,7 +99,7 @@ Tensor run_on_cpu(Dispatcher::State& st, const Operator& kop, Device device, DTy
       host[i] = Value::tensor_list(list);
     }
   }
-  KernelCall call{kop, std::span<const Value>(host.data(), host.size()), Device(), dtype, {}};
+  KernelCall call{kop, host.span(), Device(), dtype, {}};
   ck->fn(ck->ctx, call);
   int w = kop.written_arg();
   if (w >= 0) {
@@ -102,7 +126,7 @@ Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite
   if (composite) {
     KernelCall call{kop, kargs, device, dtype, {}};
     composite(nullptr, call);
-    return call.result;
+    if (!call.declined) return call.result;
   }
   if (device.is_cpu() || st.fallback.load(std::memory_order_relaxed) == FallbackPolicy::Error)
     no_kernel(kop, device, dtype, false);
@@ -169,24 +193,19 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
                    std::span<const Value> args_in) {
   if (op.kind() == OpKind::Direct) return run_direct(st, op, device, args_in);
 
-  // Scalar-like 0-d cpu tensors join calls on other devices as device tensors.
-  Args args(args_in.begin(), args_in.end());
-  boost::container::small_vector<Tensor, 2> moved;
-  if (!device.is_cpu()) {
-    for (auto& v : args)
-      if (v.tag() == Value::Tag::Tensor && v.to_tensor().dim() == 0 &&
-          v.to_tensor().device().is_cpu() && !op.cross_device()) {
-        Tensor m = v.to_tensor().to(device);
-        m.impl()->wrapped_number = v.to_tensor().impl()->wrapped_number;
-        v = Value::tensor(moved.emplace_back(std::move(m)));
-      }
-  }
+  Args args(args_in);
 
   const Operator& kop = op.kernel_op();
   bool own_kernel = &kop == &op && op.kind() == OpKind::Inplace;  // fill_, copy_
   size_t nmeta = op.kind() == OpKind::Out ? args.size() - 1 : args.size();
   MetaContext ctx(op, std::span(args.data(), nmeta), device);
   OutputSpec spec = op.meta()(ctx);
+  // Scalar-like 0-d cpu tensors join calls on other devices as device tensors
+  // (prepare_input moves those it converts; this moves the rest).
+  if (!device.is_cpu() && !op.cross_device())
+    for (size_t i = 0; i < nmeta; ++i)
+      if (args[i].is_tensor() && args[i].to_tensor().device() != device)
+        move_to_call_device(ctx, i);
 
   Tensor fresh;  // the output of a functional call
   if (op.kind() == OpKind::Functional) fresh = empty(spec.sizes, {spec.dtype, device});
@@ -216,7 +235,7 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
     args.push_back(Value::tensor(target));
   }
   run_kernel(st, kop, op.composite(), device, spec.compute_dtype,
-             std::span<const Value>(args.data(), args.size()));
+             args.span());
   if (temporary.defined()) out.copy_(temporary);
   return out;
 }

@@ -26,6 +26,9 @@ struct KernelCall {
   Device device;
   DType dtype;    // the compute dtype the kernel was chosen for
   Tensor result;  // set by kernels of ops without a meta function
+  // Set by a composite that has no decomposition for these arguments: the
+  // dispatcher then applies the fallback policy as if there were no composite.
+  bool declined = false;
 };
 
 // A native kernel or composite. Throws plexus::Error on failure.

@@ -84,8 +84,12 @@ OutputSpec elementwise_meta_with_scalars(MetaContext& ctx,
                                          std::initializer_list<size_t> scalar_args,
                                          ResultRule rule = ResultRule::Promote);
 // Converts tensor argument i to `dtype` (if needed) and moves a wrapped number
-// or 0-d cpu tensor to the call's device. The one place inputs change dtype.
+// or 0-d cpu tensor to the call's device, converting first, on the host. The
+// one place inputs change dtype.
 void prepare_input(MetaContext& ctx, size_t i, DType dtype);
+// Moves tensor argument i (a 0-d cpu tensor) to the call's device, keeping its
+// wrapped-number mark.
+void move_to_call_device(MetaContext& ctx, size_t i);
 // Throws InvalidArgument naming scalar argument i when it does not fit the
 // compute dtype: a float for integer or bool inputs, a bool for non-bool
 // inputs (PyTorch's alpha_check; alpha of add/sub, value of addcmul/addcdiv).

@@ -105,8 +105,8 @@ void clamp_composite(void*, KernelCall& call) {
 
 // gelu.out(self, approximate, *, out). 'tanh' decomposes:
 // 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))).
-// 'none' needs erf, which the catalog lacks: it goes where the dispatcher
-// sends a call without a kernel (the cpu under policy 'cpu', else an error).
+// 'none' needs erf, which the catalog lacks: the composite declines and the
+// dispatcher's fallback policy decides (the cpu under 'cpu', else an error).
 void gelu_composite(void*, KernelCall& call) {
   const Tensor& x = arg(call, 0);
   const Tensor& out = out_arg(call);
@@ -116,14 +116,7 @@ void gelu_composite(void*, KernelCall& call) {
     mul_out(out, x * 0.5, tanh(inner) + 1);
     return;
   }
-  if (call.device.is_cpu() || Dispatcher::get().fallback_policy() == FallbackPolicy::Error)
-    throw Error(
-        ErrorCode::Unsupported,
-        fmt::format("{} has no kernel for '{}', and approximate='none' has no "
-                    "decomposition (only 'tanh' has)",
-                    device_type_name(call.device.type), call.op.name()),
-        {call.op.name(), "", std::string(device_type_name(call.device.type)), call.device.str()});
-  out.copy_(gelu(x.cpu(), "none"));
+  call.declined = true;
 }
 
 // One op of one tensor argument: name, name_ and name.out.
