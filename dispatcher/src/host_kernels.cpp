@@ -46,9 +46,15 @@ void copy_kernel(void*, KernelCall& call) {
     visit_dtype(src.dtype(), [&](auto stag) {
       using S = decltype(stag);
       for_each_row(dst, &src, [](char* d, const char* s, int64_t n, int64_t ds, int64_t ss) {
-        for (int64_t i = 0; i < n; ++i)
-          *reinterpret_cast<D*>(d + i * ds) =
-              convert_value<D>(*reinterpret_cast<const S*>(s + i * ss));
+        for (int64_t i = 0; i < n; ++i) {
+          // A bool byte is read as a byte: any nonzero value is true, never UB.
+          if constexpr (std::is_same_v<S, bool>)
+            *reinterpret_cast<D*>(d + i * ds) =
+                convert_value<D>(*reinterpret_cast<const uint8_t*>(s + i * ss) != 0);
+          else
+            *reinterpret_cast<D*>(d + i * ds) =
+                convert_value<D>(*reinterpret_cast<const S*>(s + i * ss));
+        }
       });
     });
   });
