@@ -10,6 +10,7 @@
 
 #include "plexus/dispatcher.h"
 #include "plexus/ops.h"
+#include "support/error_of.h"
 #include "support/test_backend.h"
 
 using namespace plexus;
@@ -21,17 +22,6 @@ namespace {
 
 constexpr DTypeSet kAll = DTypeSet::all();
 
-// Runs f, which must throw plexus::Error, and returns the error.
-template <typename F>
-Error error_of(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("expected a plexus::Error");
-  throw std::logic_error("unreachable");
-}
 
 // Resets recorded() and registers the recording kernel on `op` for cpu.
 struct Recording {

@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include "plexus/ops.h"
+#include "support/error_of.h"
 #include "support/test_backend.h"
 
 using namespace plexus;
@@ -106,22 +107,11 @@ void reference_matmul(void*, KernelCall& call) {
 Then run_matmul{reference_matmul};
 Then run_add{reference_add_kernel};
 
-// The plexus::Error that f raises; fails the test when it raises none.
-template <typename F>
-Error error_from(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  FAIL("expected a plexus::Error");
-  throw std::logic_error("unreachable");
-}
 
 // Checks f raises InvalidArgument naming `arg`, with `text` in the message.
 template <typename F>
 void check_rejects(F&& f, const std::string& arg, const std::string& text) {
-  Error e = error_from(std::forward<F>(f));
+  Error e = error_of(std::forward<F>(f));
   CHECK(e.code() == ErrorCode::InvalidArgument);
   CHECK(e.context().argument == arg);
   CHECK_THAT(e.message(), Contains(text));
@@ -209,7 +199,7 @@ TEST_CASE("sum rejects bad, repeated and out-of-range dims and a bool dtype") {
   check_rejects([&] { scalar_tensor(1.0f).sum(Sizes{1}); }, "dim", "out of range");
   check_rejects([&] { sum(x, std::nullopt, false, DType::Bool); }, "dtype", "bool");
   CHECK(trace().empty());
-  Error e = error_from([&] { x.sum(Sizes{1, 1}); });
+  Error e = error_of([&] { x.sum(Sizes{1, 1}); });
   CHECK(e.context().op == "sum.dim_IntList");
 }
 
@@ -298,7 +288,7 @@ TEST_CASE("mm and bmm: shapes and checks") {
         std::vector<std::string>{"float32[2, 3]", "float32[3, 5]", "float32[2, 5]"});
   CHECK(mm(of({2, 3}, DType::I64), of({3, 1}, DType::I64)).dtype() == DType::I64);
 
-  Error e = error_from([] { mm(f32({2, 3}), of({3, 5}, DType::F64)); });
+  Error e = error_of([] { mm(f32({2, 3}), of({3, 5}, DType::F64)); });
   CHECK(e.context().argument == "mat2");
   CHECK(e.context().op == "mm");
   CHECK_THAT(e.message(), Contains("float32") && Contains("float64"));
@@ -424,7 +414,7 @@ TEST_CASE("matmul rejects 0-d operands, mismatched sizes and mixed dtypes") {
   check_rejects([] { matmul(f32({5, 2, 3}), f32({4, 2})); }, "other", "cannot be multiplied");
   check_rejects([] { matmul(f32({2, 3}), of({3}, DType::F64)); }, "other", "float64");
   check_rejects([] { matmul(f32({2, 2, 3}), f32({3, 3, 4})); }, "other", "do not broadcast");
-  Error e = error_from([] { matmul(f32({3}), f32({4})); });
+  Error e = error_of([] { matmul(f32({3}), f32({4})); });
   CHECK(e.context().op == "matmul");
   CHECK(trace().empty());
 }
