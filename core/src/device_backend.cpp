@@ -24,9 +24,15 @@ class HostBackend final : public DeviceBackend {
   }
   void* allocate(int, size_t n) override { return host_allocate(n); }
   void deallocate(int, void* p, size_t) noexcept override { host_free(p); }
-  void copy_from_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
-  void copy_to_host(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
-  void copy_on_device(int, void* d, const void* s, size_t n) override { std::memcpy(d, s, n); }
+  void copy_from_host(int, void* d, size_t doff, const void* s, size_t n) override {
+    std::memcpy(static_cast<char*>(d) + doff, s, n);
+  }
+  void copy_to_host(int, void* d, const void* s, size_t soff, size_t n) override {
+    std::memcpy(d, static_cast<const char*>(s) + soff, n);
+  }
+  void copy_on_device(int, void* d, size_t doff, const void* s, size_t soff, size_t n) override {
+    std::memcpy(static_cast<char*>(d) + doff, static_cast<const char*>(s) + soff, n);
+  }
   void synchronize(int) override {}
 
  private:

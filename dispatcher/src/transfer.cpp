@@ -19,9 +19,6 @@ Tensor host_view_like(const Tensor& t, Storage bytes, size_t first) {
                       t.storage_offset() - static_cast<int64_t>(first / t.itemsize()));
 }
 
-const char* device_ptr(const Tensor& t, size_t byte) {
-  return static_cast<const char*>(t.storage()->data()) + byte;
-}
 }  // namespace
 
 Tensor host_copy_of(const Tensor& t) {
@@ -30,7 +27,7 @@ Tensor host_copy_of(const Tensor& t) {
   Storage host(new StorageImpl(Device(), last - first));
   if (last > first)
     device_backend(t.device().type)
-        .copy_to_host(t.device().index, host->data(), device_ptr(t, first), last - first);
+        .copy_to_host(t.device().index, host->data(), t.storage()->data(), first, last - first);
   return host_view_like(t, std::move(host), first);
 }
 
@@ -43,7 +40,8 @@ void write_from_host(const Tensor& dst, const Tensor& src) {
   DeviceBackend& backend = device_backend(dst.device().type);
   int index = dst.device().index;
   if (dst.is_contiguous() && src.is_contiguous() && src.dtype() == dst.dtype()) {
-    backend.copy_from_host(index, dst.data_ptr(), src.data_ptr(), dst.nbytes());
+    backend.copy_from_host(index, dst.storage()->data(), dst.storage_offset() * dst.itemsize(),
+                           src.data_ptr(), dst.nbytes());
     return;
   }
   // Read the destination's byte range, update it on the host, write it back:
@@ -51,7 +49,7 @@ void write_from_host(const Tensor& dst, const Tensor& src) {
   Tensor staged = host_copy_of(dst);
   staged.copy_(src);
   auto [first, last] = byte_extent(dst);
-  backend.copy_from_host(index, const_cast<char*>(device_ptr(dst, first)),
+  backend.copy_from_host(index, dst.storage()->data(), first,
                          static_cast<const char*>(staged.storage()->data()), last - first);
 }
 

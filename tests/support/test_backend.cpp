@@ -21,17 +21,17 @@ class TestdevBackend final : public DeviceBackend {
     return std::malloc(n);
   }
   void deallocate(int, void* p, size_t) noexcept override { std::free(p); }
-  void copy_from_host(int, void* d, const void* s, size_t n) override {
+  void copy_from_host(int, void* d, size_t doff, const void* s, size_t n) override {
     testdev_transfers().to_device += n;
-    std::memcpy(d, s, n);
+    std::memcpy(static_cast<char*>(d) + doff, s, n);
   }
-  void copy_to_host(int, void* d, const void* s, size_t n) override {
+  void copy_to_host(int, void* d, const void* s, size_t soff, size_t n) override {
     testdev_transfers().to_host += n;
-    std::memcpy(d, s, n);
+    std::memcpy(d, static_cast<const char*>(s) + soff, n);
   }
-  void copy_on_device(int, void* d, const void* s, size_t n) override {
+  void copy_on_device(int, void* d, size_t doff, const void* s, size_t soff, size_t n) override {
     testdev_transfers().on_device += n;
-    std::memcpy(d, s, n);
+    std::memcpy(static_cast<char*>(d) + doff, static_cast<const char*>(s) + soff, n);
   }
   void synchronize(int) override {}
 };

@@ -30,10 +30,15 @@ class DeviceBackend {
   // Raw memory. allocate throws Error(OutOfMemory) on failure; nbytes > 0.
   virtual void* allocate(int index, size_t nbytes) = 0;
   virtual void deallocate(int index, void* ptr, size_t nbytes) noexcept = 0;
-  // Copies of n bytes; to_host returns when the bytes have arrived.
-  virtual void copy_from_host(int index, void* dst, const void* src, size_t n) = 0;
-  virtual void copy_to_host(int index, void* dst, const void* src, size_t n) = 0;
-  virtual void copy_on_device(int index, void* dst, const void* src, size_t n) = 0;
+  // Copies of n bytes. Device memory is addressed as (pointer from allocate,
+  // byte offset): device pointers are opaque handles the core never offsets.
+  // copy_to_host returns when the bytes have arrived.
+  virtual void copy_from_host(int index, void* dst, size_t dst_offset, const void* src,
+                              size_t n) = 0;
+  virtual void copy_to_host(int index, void* dst, const void* src, size_t src_offset,
+                            size_t n) = 0;
+  virtual void copy_on_device(int index, void* dst, size_t dst_offset, const void* src,
+                              size_t src_offset, size_t n) = 0;
   // Waits until all work queued on the device is done.
   virtual void synchronize(int index) = 0;
   // False when the backend manages its own memory pool and the core's caching

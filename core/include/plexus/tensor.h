@@ -63,7 +63,8 @@ class Tensor {
   const Storage& storage() const { return impl_->storage; }
   size_t itemsize() const { return plexus::itemsize(impl_->dtype); }
   size_t nbytes() const { return static_cast<size_t>(impl_->numel) * itemsize(); }
-  // Device address of element [0, ..., 0]: a host pointer only on cpu.
+  // Host address of element [0, ..., 0]: meaningful only on the cpu. Device
+  // memory is addressed as (storage()->data(), byte offset) instead.
   void* data_ptr() const {
     return static_cast<char*>(impl_->storage->data()) + impl_->offset * itemsize();
   }

@@ -1,0 +1,44 @@
+// The host side of the plugin ABI for one plugin: the plexus_host_api table
+// it is given, the device backends and kernels it registers, and its shutdown.
+// The loader (plugin_loader.cpp) finds and opens plugins; this runs them.
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/plugin.h"
+
+namespace plexus {
+
+struct HostContext;  // per-plugin state behind host_ctx (plugin_host.cpp)
+
+// A plugin whose entry point has been called and whose version was accepted.
+struct PluginInstance {
+  std::string name;     // from plexus_plugin_info, equal to the manifest's
+  std::string version;  // the plugin's own version
+  std::string library;  // path of the shared library
+  const plexus_plugin_info* info = nullptr;
+  std::map<std::string, std::string> options;  // per-plugin options from the config
+  void* state = nullptr;                        // what init returned
+  std::vector<DeviceType> device_types;         // backends it registered
+  std::vector<std::string> defined_ops;         // ops it defined
+  size_t kernel_count = 0;                      // kernels it registered
+  std::unique_ptr<HostContext> ctx;
+  PluginInstance();
+  ~PluginInstance();
+  PluginInstance(PluginInstance&&) noexcept;
+  PluginInstance& operator=(PluginInstance&&) noexcept;
+};
+
+// Calls info->init with a host table bound to `p`. On failure (an error
+// status, or a registration refused) it undoes what the plugin registered,
+// calls its shutdown, and throws plexus::Error carrying the plugin's message.
+void init_plugin(PluginInstance& p);
+// Synchronizes the plugin's devices, frees their cached memory, removes its
+// kernels and backends from the dispatcher, and calls its shutdown.
+void shutdown_plugin(PluginInstance& p);
+
+}  // namespace plexus
