@@ -16,7 +16,7 @@ esac
 packages=(
   cmake ninja-build ccache g++ pkg-config git
   libspdlog-dev libfmt-dev catch2 libboost-dev nlohmann-json3-dev
-  libtomlplusplus-dev libdnnl-dev libcli11-dev
+  libtomlplusplus-dev libdnnl-dev libcli11-dev libssl-dev
 )
 
 missing=()

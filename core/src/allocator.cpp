@@ -212,6 +212,15 @@ Allocator& allocator_for(Device device) {
   return *slot;
 }
 
+size_t live_bytes(DeviceType type) {
+  Allocators& a = allocators();
+  std::lock_guard lock(a.mutex);
+  size_t n = 0;
+  for (auto& [key, alloc] : a.all)
+    if (key.first == type) n += alloc->stats().allocated_bytes;
+  return n;
+}
+
 void release_allocators(DeviceType type) {
   Allocators& a = allocators();
   std::lock_guard lock(a.mutex);

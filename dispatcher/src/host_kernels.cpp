@@ -78,8 +78,17 @@ void fill_kernel(void*, KernelCall& call) {
 }  // namespace
 
 void register_host_kernels(Dispatcher& d) {
-  d.register_kernel("copy_", kCPU, copy_kernel, nullptr, DTypeSet::all(), "core");
-  d.register_kernel("fill_.Scalar", kCPU, fill_kernel, nullptr, DTypeSet::all(), "core");
+  d.register_kernel("copy_", kCPU, copy_kernel, nullptr, DTypeSet::all(), kHostKernelSource);
+  d.register_kernel("fill_.Scalar", kCPU, fill_kernel, nullptr, DTypeSet::all(),
+                    kHostKernelSource);
+}
+
+void restore_host_kernels(Dispatcher& d) {
+  if (!d.op("copy_").kernel(kCPU))
+    d.register_kernel("copy_", kCPU, copy_kernel, nullptr, DTypeSet::all(), kHostKernelSource);
+  if (!d.op("fill_.Scalar").kernel(kCPU))
+    d.register_kernel("fill_.Scalar", kCPU, fill_kernel, nullptr, DTypeSet::all(),
+                      kHostKernelSource);
 }
 
 }  // namespace plexus

@@ -3,9 +3,16 @@
 // replace them with faster ones.
 #pragma once
 
+#include <string_view>
+
 namespace plexus {
 
 class Dispatcher;
+// The source name the core's kernels are registered under.
+inline constexpr std::string_view kHostKernelSource = "core";
 void register_host_kernels(Dispatcher& d);
+// Puts back any of the core's cpu kernels that are missing (after a plugin
+// that replaced them is unloaded).
+void restore_host_kernels(Dispatcher& d);
 
 }  // namespace plexus

@@ -48,6 +48,8 @@ Allocator& allocator_for(Device device);
 // called before a backend is unloaded. Storages still alive keep working only
 // if the backend stays loaded, so call it after they are gone.
 void release_allocators(DeviceType type);
+// Bytes held by live storages on any device of this type (0 before unloading is safe).
+size_t live_bytes(DeviceType type);
 
 // Raw 64-byte aligned host memory (the cpu backend's allocate/free).
 void* host_allocate(size_t nbytes);

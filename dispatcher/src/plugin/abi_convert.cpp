@@ -1,0 +1,122 @@
+#include "plugin/abi_convert.h"
+
+#include <fmt/format.h>
+
+namespace plexus {
+
+plexus_tensor to_abi_tensor(const Tensor& t) {
+  plexus_tensor a{};
+  a.storage = t.storage()->data();
+  a.offset = t.storage_offset();
+  a.sizes = t.sizes().data();
+  a.strides = t.strides().data();
+  a.ndim = static_cast<int32_t>(t.dim());
+  a.dtype = static_cast<plexus_dtype>(t.dtype());
+  a.device_index = t.device().index;
+  return a;
+}
+
+namespace {
+plexus_scalar to_abi_scalar(Scalar s) {
+  plexus_scalar a{};
+  if (s.is_floating()) {
+    a.kind = PLEXUS_SCALAR_FLOAT;
+    a.v.f = s.to_double();
+  } else {
+    a.kind = s.is_bool() ? PLEXUS_SCALAR_BOOL : PLEXUS_SCALAR_INT;
+    a.v.i = s.to_int();
+  }
+  return a;
+}
+}  // namespace
+
+AbiArgs::AbiArgs(const KernelCall& call) {
+  // Tensors first, so the pointers values_ take stay put.
+  size_t ntensors = 0;
+  for (const Value& v : call.args) {
+    if (v.tag() == Value::Tag::Tensor) ntensors++;
+    else if (v.tag() == Value::Tag::TensorList) ntensors += v.to_tensor_list().size();
+  }
+  tensors_.reserve(ntensors);
+  values_.resize(call.args.size());
+  for (size_t i = 0; i < call.args.size(); ++i) {
+    const Value& v = call.args[i];
+    plexus_value& a = values_[i];
+    a = plexus_value{};
+    switch (v.tag()) {
+      case Value::Tag::None: a.tag = PLEXUS_VALUE_NONE; break;
+      case Value::Tag::Tensor:
+        a.tag = PLEXUS_VALUE_TENSOR;
+        a.u.tensor = &tensors_.emplace_back(to_abi_tensor(v.to_tensor()));
+        break;
+      case Value::Tag::TensorList: {
+        a.tag = PLEXUS_VALUE_TENSOR_LIST;
+        auto list = v.to_tensor_list();
+        a.u.tensor_list.items = tensors_.data() + tensors_.size();
+        a.u.tensor_list.count = static_cast<int64_t>(list.size());
+        for (const Tensor& t : list) tensors_.push_back(to_abi_tensor(t));
+        break;
+      }
+      case Value::Tag::Scalar:
+        a.tag = PLEXUS_VALUE_SCALAR;
+        a.u.scalar = to_abi_scalar(v.to_scalar());
+        break;
+      case Value::Tag::Int:
+        a.tag = PLEXUS_VALUE_INT;
+        a.u.i = v.to_int();
+        break;
+      case Value::Tag::IntList:
+        a.tag = PLEXUS_VALUE_INT_LIST;
+        a.u.int_list.items = v.to_int_list().data();
+        a.u.int_list.count = static_cast<int64_t>(v.to_int_list().size());
+        break;
+      case Value::Tag::Double:
+        a.tag = PLEXUS_VALUE_FLOAT;
+        a.u.f = v.to_double();
+        break;
+      case Value::Tag::Bool:
+        a.tag = PLEXUS_VALUE_BOOL;
+        a.u.b = v.to_bool();
+        break;
+      case Value::Tag::String:
+        a.tag = PLEXUS_VALUE_STRING;
+        a.u.string.data = v.to_string().data();
+        a.u.string.size = static_cast<int64_t>(v.to_string().size());
+        break;
+      case Value::Tag::DType:
+        a.tag = PLEXUS_VALUE_DTYPE;
+        a.u.dtype = static_cast<plexus_dtype>(v.to_dtype());
+        break;
+      case Value::Tag::Device:
+        a.tag = PLEXUS_VALUE_DEVICE;
+        a.u.device.type = v.to_device().type;
+        a.u.device.index = v.to_device().index;
+        break;
+    }
+  }
+}
+
+namespace {
+thread_local std::string tl_message;
+}
+
+void set_plugin_error_message(std::string message) { tl_message = std::move(message); }
+
+std::string take_plugin_error_message() {
+  std::string m = std::move(tl_message);
+  tl_message.clear();
+  return m;
+}
+
+Error plugin_error(plexus_status status, const std::string& plugin, const std::string& what) {
+  ErrorCode code = (status >= PLEXUS_ERROR_INVALID_ARGUMENT && status <= PLEXUS_ERROR_IO)
+                       ? static_cast<ErrorCode>(status)
+                       : ErrorCode::Internal;
+  std::string message = take_plugin_error_message();
+  if (message.empty())
+    message = fmt::format("{} returned status {} ({}) without a message", what, status,
+                          error_code_name(code));
+  return Error(code, fmt::format("plugin '{}': {}", plugin, message));
+}
+
+}  // namespace plexus

@@ -1,0 +1,127 @@
+#include "plugin/plugin_backend.h"
+
+#include <fmt/format.h>
+
+#include <cstddef>
+
+#include "plexus/error.h"
+#include "plexus/log.h"
+#include "plugin/abi_convert.h"
+
+namespace plexus {
+
+namespace {
+// The size of plexus_backend in ABI 1.0: every plugin's table is at least this big.
+constexpr size_t kBackendSize10 = offsetof(plexus_backend, extensions) + sizeof(void*);
+
+bool valid_name(const char* n) {
+  if (!n || !*n || !(n[0] >= 'a' && n[0] <= 'z')) return false;
+  for (const char* c = n; *c; ++c)
+    if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) return false;
+  return std::strlen(n) <= 31;
+}
+}  // namespace
+
+PluginBackend::PluginBackend(const plexus_backend& t, std::string plugin)
+    : t_(t), plugin_(std::move(plugin)) {
+  PLEXUS_CHECK(t.struct_size >= kBackendSize10, ErrorCode::InvalidArgument,
+               "plugin '{}': plexus_backend.struct_size is {}, smaller than ABI 1.0's {}",
+               plugin_, t.struct_size, kBackendSize10);
+  PLEXUS_CHECK(valid_name(t.name), ErrorCode::InvalidArgument,
+               "plugin '{}': backend name '{}' is not valid: expected [a-z][a-z0-9_]*, at most 31 "
+               "characters",
+               plugin_, t.name ? t.name : "(null)");
+  std::string missing;
+  auto need = [&](const void* fn, const char* name) {
+    if (!fn) missing += (missing.empty() ? "" : ", ") + std::string(name);
+  };
+  need(reinterpret_cast<const void*>(t.device_count), "device_count");
+  need(reinterpret_cast<const void*>(t.get_properties), "get_properties");
+  need(reinterpret_cast<const void*>(t.allocate), "allocate");
+  need(reinterpret_cast<const void*>(t.deallocate), "deallocate");
+  need(reinterpret_cast<const void*>(t.memset), "memset");
+  need(reinterpret_cast<const void*>(t.copy_host_to_device), "copy_host_to_device");
+  need(reinterpret_cast<const void*>(t.copy_device_to_host), "copy_device_to_host");
+  need(reinterpret_cast<const void*>(t.copy_device_to_device), "copy_device_to_device");
+  need(reinterpret_cast<const void*>(t.synchronize), "synchronize");
+  PLEXUS_CHECK(missing.empty(), ErrorCode::InvalidArgument,
+               "plugin '{}': backend '{}' lacks required functions: {}", plugin_, t.name, missing);
+  int streams = !!t.stream_create + !!t.stream_destroy + !!t.stream_synchronize;
+  PLEXUS_CHECK(streams == 0 || streams == 3, ErrorCode::InvalidArgument,
+               "plugin '{}': backend '{}' must provide all stream functions or none", plugin_,
+               t.name);
+  int events = !!t.event_create + !!t.event_destroy + !!t.event_record + !!t.event_wait +
+               !!t.event_synchronize;
+  PLEXUS_CHECK(events == 0 || events == 5, ErrorCode::InvalidArgument,
+               "plugin '{}': backend '{}' must provide all event functions or none", plugin_,
+               t.name);
+}
+
+void PluginBackend::check(plexus_status st, const char* what, int index) const {
+  if (st == PLEXUS_OK) return;
+  Error e = plugin_error(st, plugin_, fmt::format("{} on {}:{}", what, t_.name, index));
+  throw e.with_context({"", "", t_.name, fmt::format("{}:{}", t_.name, index)});
+}
+
+int PluginBackend::device_count() {
+  int32_t n = t_.device_count(t_.user_data);
+  return n < 0 ? 0 : n;
+}
+
+std::string PluginBackend::unavailable_reason() {
+  const char* r = t_.unavailable_reason ? t_.unavailable_reason(t_.user_data) : nullptr;
+  return r ? r : "";
+}
+
+DeviceProperties PluginBackend::properties(int index) {
+  plexus_device_properties p{};
+  p.struct_size = sizeof(p);
+  check(t_.get_properties(t_.user_data, index, &p), "get_properties", index);
+  p.name[sizeof(p.name) - 1] = 0;
+  p.vendor[sizeof(p.vendor) - 1] = 0;
+  static constexpr const char* kKinds[] = {"cpu", "gpu", "emulated", "other"};
+  return {p.name, p.vendor, (p.kind >= 0 && p.kind <= 3) ? kKinds[p.kind] : "other",
+          static_cast<size_t>(p.total_memory)};
+}
+
+void* PluginBackend::allocate(int index, size_t nbytes) {
+  void* out = nullptr;
+  check(t_.allocate(t_.user_data, index, nbytes, &out), "allocate", index);
+  PLEXUS_CHECK(out != nullptr, ErrorCode::Internal,
+               "plugin '{}': allocate of {} bytes on {}:{} returned OK but no memory", plugin_,
+               nbytes, t_.name, index);
+  return out;
+}
+
+void PluginBackend::deallocate(int index, void* ptr, size_t nbytes) noexcept {
+  t_.deallocate(t_.user_data, index, ptr, nbytes);
+}
+
+void PluginBackend::copy_from_host(int index, void* dst, size_t dst_offset, const void* src,
+                                   size_t n) {
+  check(t_.copy_host_to_device(t_.user_data, index, dst, dst_offset, src, n, nullptr),
+        "copy_host_to_device", index);
+}
+
+void PluginBackend::copy_to_host(int index, void* dst, const void* src, size_t src_offset,
+                                 size_t n) {
+  check(t_.copy_device_to_host(t_.user_data, index, dst, src, src_offset, n, nullptr),
+        "copy_device_to_host", index);
+}
+
+void PluginBackend::copy_on_device(int index, void* dst, size_t dst_offset, const void* src,
+                                   size_t src_offset, size_t n) {
+  check(t_.copy_device_to_device(t_.user_data, index, dst, dst_offset, src, src_offset, n,
+                                 nullptr),
+        "copy_device_to_device", index);
+}
+
+void PluginBackend::synchronize(int index) {
+  check(t_.synchronize(t_.user_data, index), "synchronize", index);
+}
+
+bool PluginBackend::wants_caching_allocator() const {
+  return !(t_.flags & PLEXUS_BACKEND_OWN_MEMORY_POOL);
+}
+
+}  // namespace plexus

@@ -1,0 +1,36 @@
+// PluginBackend: a DeviceBackend that calls a plugin's plexus_backend table.
+#pragma once
+
+#include <string>
+
+#include "plexus/device_backend.h"
+#include "plexus/plugin.h"
+
+namespace plexus {
+
+class PluginBackend final : public DeviceBackend {
+ public:
+  // Checks the table (size, name, required functions); throws InvalidArgument
+  // naming what is missing. The table must outlive this object.
+  PluginBackend(const plexus_backend& table, std::string plugin);
+
+  int device_count() override;
+  std::string unavailable_reason() override;
+  DeviceProperties properties(int index) override;
+  void* allocate(int index, size_t nbytes) override;
+  void deallocate(int index, void* ptr, size_t nbytes) noexcept override;
+  void copy_from_host(int index, void* dst, size_t dst_offset, const void* src,
+                      size_t n) override;
+  void copy_to_host(int index, void* dst, const void* src, size_t src_offset, size_t n) override;
+  void copy_on_device(int index, void* dst, size_t dst_offset, const void* src, size_t src_offset,
+                      size_t n) override;
+  void synchronize(int index) override;
+  bool wants_caching_allocator() const override;
+
+ private:
+  void check(plexus_status st, const char* what, int index) const;
+  const plexus_backend& t_;
+  std::string plugin_;
+};
+
+}  // namespace plexus

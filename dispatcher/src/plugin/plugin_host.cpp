@@ -1,0 +1,265 @@
+// The host side of the plugin ABI: the plexus_host_api table each plugin is
+// given, and what it does with what the plugin registers.
+#include "plugin/plugin_host.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+
+#include "plexus/allocator.h"
+#include "plexus/dispatcher.h"
+#include "plexus/factories.h"
+#include "plexus/log.h"
+#include "host_kernels.h"
+#include "plugin/abi_convert.h"
+#include "plugin/plugin_backend.h"
+
+namespace plexus {
+
+// ABI codes and core enums share their numbers; this is where that is checked.
+static_assert(static_cast<int>(ErrorCode::IoError) == PLEXUS_ERROR_IO);
+static_assert(static_cast<int>(ErrorCode::Unsupported) == PLEXUS_ERROR_UNSUPPORTED);
+static_assert(static_cast<int>(DType::F64) == PLEXUS_DTYPE_F64);
+static_assert(static_cast<int>(DType::BF16) == PLEXUS_DTYPE_BF16);
+static_assert(kNumDTypes == PLEXUS_NUM_DTYPES);
+
+// One registered kernel's trampoline context.
+struct PluginKernel {
+  plexus_kernel_fn fn;
+  void* user_data;
+  HostContext* host;
+};
+
+struct HostContext {
+  PluginInstance* plugin;
+  plexus_host_api api{};
+  std::deque<PluginKernel> kernels;                      // stable addresses
+  std::vector<std::pair<std::string, DeviceType>> registered;  // (op, slot) for undo
+  bool in_init = false;
+  spdlog::logger* logger = nullptr;
+};
+
+namespace {
+
+HostContext& host_of(void* host_ctx) { return *static_cast<HostContext*>(host_ctx); }
+
+// Runs f; an Error becomes its status with the message set for the plugin to read
+// back through its own log, and logged here.
+template <typename F>
+plexus_status guarded(HostContext& h, const char* what, F&& f) {
+  try {
+    f();
+    return PLEXUS_OK;
+  } catch (const Error& e) {
+    h.logger->warn("{}: {}", what, e.what());
+    return static_cast<plexus_status>(e.code());
+  } catch (const std::exception& e) {
+    h.logger->error("{}: {}", what, e.what());
+    return PLEXUS_ERROR_INTERNAL;
+  }
+}
+
+void require_init(HostContext& h, const char* fn) {
+  PLEXUS_CHECK(h.in_init, ErrorCode::InvalidArgument,
+               "plugin '{}' called {} outside its init function", h.plugin->name, fn);
+}
+
+plexus_status host_register_backend(void* ctx, const plexus_backend* table, int32_t* out_slot) {
+  HostContext& h = host_of(ctx);
+  return guarded(h, "register_backend", [&] {
+    require_init(h, "register_backend");
+    PLEXUS_CHECK(table != nullptr && out_slot != nullptr, ErrorCode::InvalidArgument,
+                 "plugin '{}': register_backend got a null table or slot pointer", h.plugin->name);
+    std::string name = table->name ? table->name : "";
+    auto backend = std::make_shared<PluginBackend>(*table, h.plugin->name);  // validates
+    DeviceType slot = register_device_type(name);
+    PLEXUS_CHECK(slot == kCPU || find_device_backend(slot) == nullptr,
+                 ErrorCode::InvalidArgument,
+                 "plugin '{}': device type '{}' is already provided by another plugin",
+                 h.plugin->name, name);
+    // Host memory stays the core's: a cpu plugin brings kernels, not an allocator.
+    if (slot != kCPU) set_device_backend(slot, backend);
+    h.plugin->device_types.push_back(slot);
+    *out_slot = slot;
+  });
+}
+
+// Calls the plugin's kernel with the ABI's view of the arguments.
+void kernel_trampoline(void* ctx, KernelCall& call) {
+  PluginKernel& k = *static_cast<PluginKernel*>(ctx);
+  AbiArgs abi(call);
+  plexus_kernel_call c{};
+  c.struct_size = sizeof(plexus_kernel_call);
+  c.op = call.op.name().c_str();
+  c.args = abi.values();
+  c.num_args = static_cast<int64_t>(abi.size());
+  c.device_index = call.device.index;
+  c.dtype = static_cast<plexus_dtype>(call.dtype);
+  c.stream = nullptr;
+  c.host_call = &call;
+  plexus_status st = k.fn(k.user_data, &c);
+  if (st != PLEXUS_OK)
+    throw plugin_error(st, k.host->plugin->name, fmt::format("kernel for '{}'", call.op.name()));
+}
+
+plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint32_t mask,
+                                   plexus_kernel_fn fn, void* user_data) {
+  HostContext& h = host_of(ctx);
+  return guarded(h, "register_kernel", [&] {
+    require_init(h, "register_kernel");
+    PLEXUS_CHECK(op != nullptr && fn != nullptr, ErrorCode::InvalidArgument,
+                 "plugin '{}': register_kernel got a null op name or function", h.plugin->name);
+    bool own = std::find(h.plugin->device_types.begin(), h.plugin->device_types.end(), slot) !=
+               h.plugin->device_types.end();
+    PLEXUS_CHECK(own, ErrorCode::InvalidArgument,
+                 "plugin '{}': slot {} is not a device type it registered", h.plugin->name, slot);
+    PLEXUS_CHECK((mask >> PLEXUS_NUM_DTYPES) == 0 && mask != 0, ErrorCode::InvalidArgument,
+                 "plugin '{}': dtype mask {:#x} for '{}' is empty or has unknown bits",
+                 h.plugin->name, mask, op);
+    Dispatcher& d = Dispatcher::get();
+    // The core's own cpu kernels (copy_, fill_) give way to a plugin's.
+    const KernelEntry* existing = d.op(op).kernel(static_cast<DeviceType>(slot));
+    bool replace = existing && existing->source == kHostKernelSource;
+    PluginKernel& k = h.kernels.emplace_back(PluginKernel{fn, user_data, &h});
+    d.register_kernel(op, static_cast<DeviceType>(slot), kernel_trampoline, &k,
+                      DTypeSet::from_bits(mask), h.plugin->name + " plugin", replace);
+    h.registered.emplace_back(op, static_cast<DeviceType>(slot));
+    h.plugin->kernel_count++;
+  });
+}
+
+plexus_status host_define_op(void* ctx, const char* schema) {
+  HostContext& h = host_of(ctx);
+  return guarded(h, "define_op", [&] {
+    require_init(h, "define_op");
+    PLEXUS_CHECK(schema != nullptr, ErrorCode::InvalidArgument, "define_op got a null schema");
+    std::string_view text(schema);
+    PLEXUS_CHECK(text.find("::") != std::string_view::npos, ErrorCode::InvalidArgument,
+                 "plugin '{}': op '{}' must be in the plugin's own namespace ('{}::name(...)')",
+                 h.plugin->name, text, h.plugin->name);
+    const Operator& op = Dispatcher::get().define_direct(text);
+    h.plugin->defined_ops.push_back(op.name());
+  });
+}
+
+void host_log(void* ctx, int32_t level, const char* message) {
+  HostContext& h = host_of(ctx);
+  static constexpr spdlog::level::level_enum kLevels[] = {
+      spdlog::level::trace, spdlog::level::debug, spdlog::level::info, spdlog::level::warn,
+      spdlog::level::err};
+  auto lvl = level >= 0 && level <= 4 ? kLevels[level] : spdlog::level::info;
+  h.logger->log(lvl, "{}", message ? message : "");
+}
+
+void host_set_error_message(void*, const char* message) {
+  set_plugin_error_message(message ? message : "");
+}
+
+plexus_status host_alloc_output(void* ctx, const plexus_kernel_call* c, plexus_dtype dtype,
+                                int32_t ndim, const int64_t* sizes, plexus_tensor* out) {
+  HostContext& h = host_of(ctx);
+  return guarded(h, "alloc_output", [&] {
+    PLEXUS_CHECK(c != nullptr && c->host_call != nullptr && out != nullptr && ndim >= 0 &&
+                     (ndim == 0 || sizes != nullptr) && dtype >= 0 && dtype < PLEXUS_NUM_DTYPES,
+                 ErrorCode::InvalidArgument,
+                 "plugin '{}': alloc_output needs a kernel call, dtype, sizes and an out pointer",
+                 h.plugin->name);
+    KernelCall& call = *static_cast<KernelCall*>(c->host_call);
+    PLEXUS_CHECK(!call.result.defined(), ErrorCode::InvalidArgument,
+                 "plugin '{}': alloc_output called twice in one call of '{}'", h.plugin->name,
+                 call.op.name());
+    call.result = empty(IntArrayRef(sizes, static_cast<size_t>(ndim)),
+                        {static_cast<DType>(dtype), call.device});
+    *out = to_abi_tensor(call.result);
+  });
+}
+
+const char* host_get_option(void* ctx, const char* key) {
+  HostContext& h = host_of(ctx);
+  if (!key) return nullptr;
+  auto it = h.plugin->options.find(key);
+  return it == h.plugin->options.end() ? nullptr : it->second.c_str();
+}
+
+// Removes everything the plugin registered; used on a failed init and at shutdown.
+void unregister_all(PluginInstance& p) {
+  Dispatcher& d = Dispatcher::get();
+  for (auto& [op, slot] : p.ctx->registered) d.unregister_kernel(op, slot);
+  p.ctx->registered.clear();
+  restore_host_kernels(d);
+  for (DeviceType slot : p.device_types) {
+    if (slot == kCPU) continue;
+    release_allocators(slot);
+    set_device_backend(slot, nullptr);
+  }
+  p.device_types.clear();
+}
+
+}  // namespace
+
+PluginInstance::PluginInstance() = default;
+PluginInstance::~PluginInstance() = default;
+PluginInstance::PluginInstance(PluginInstance&&) noexcept = default;
+PluginInstance& PluginInstance::operator=(PluginInstance&&) noexcept = default;
+
+void init_plugin(PluginInstance& p) {
+  PLEXUS_CHECK(p.info != nullptr && p.info->init != nullptr, ErrorCode::InvalidArgument,
+               "plugin '{}' has no init function", p.name);
+  p.ctx = std::make_unique<HostContext>();
+  HostContext& h = *p.ctx;
+  h.plugin = &p;
+  h.logger = &log::get("plugin." + p.name);
+  h.api.struct_size = sizeof(plexus_host_api);
+  h.api.abi_major = PLEXUS_ABI_MAJOR;
+  h.api.abi_minor = PLEXUS_ABI_MINOR;
+  h.api.host_ctx = &h;
+  h.api.register_backend = host_register_backend;
+  h.api.register_kernel = host_register_kernel;
+  h.api.define_op = host_define_op;
+  h.api.log = host_log;
+  h.api.set_error_message = host_set_error_message;
+  h.api.alloc_output = host_alloc_output;
+  h.api.get_option = host_get_option;
+
+  h.in_init = true;
+  take_plugin_error_message();  // start clean
+  plexus_status st = p.info->init(&h.api, &p.state);
+  h.in_init = false;
+  if (st == PLEXUS_OK) return;
+  Error e = plugin_error(st, p.name, "init");
+  unregister_all(p);
+  if (p.info->shutdown) p.info->shutdown(p.state);
+  p.state = nullptr;
+  throw e;
+}
+
+void shutdown_plugin(PluginInstance& p) {
+  for (DeviceType slot : p.device_types) {
+    if (slot == kCPU) continue;
+    size_t live = live_bytes(slot);
+    PLEXUS_CHECK(live == 0, ErrorCode::InvalidArgument,
+                 "cannot unload plugin '{}': tensors holding {} bytes on {} are still alive; "
+                 "destroy them first",
+                 p.name, live, device_type_name(slot));
+  }
+  for (DeviceType slot : p.device_types) {
+    if (slot == kCPU) continue;
+    if (DeviceBackend* b = find_device_backend(slot)) {
+      int n = b->device_count();
+      for (int i = 0; i < n; ++i) {
+        try {
+          b->synchronize(i);
+        } catch (const Error& e) {
+          log::get("loader").warn("synchronizing {}:{} before unload failed: {}",
+                                  device_type_name(slot), i, e.what());
+        }
+      }
+    }
+  }
+  if (p.ctx) unregister_all(p);
+  if (p.info && p.info->shutdown) p.info->shutdown(p.state);
+  p.state = nullptr;
+}
+
+}  // namespace plexus
