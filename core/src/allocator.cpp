@@ -122,8 +122,8 @@ class CachingAllocator final : public Allocator {
       return backend_.allocate(device_.index, size);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::OutOfMemory) throw;
-      fail(ErrorCode::OutOfMemory, "{}: allocating {} bytes failed ({} bytes in use)",
-           device_.str(), size, stats().allocated_bytes);
+      fail(ErrorCode::OutOfMemory, "{}: allocating {} bytes failed ({} bytes in use): {}",
+           device_.str(), size, stats().allocated_bytes, e.message());
     }
   }
 

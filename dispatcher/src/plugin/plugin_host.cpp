@@ -44,18 +44,21 @@ namespace {
 
 HostContext& host_of(void* host_ctx) { return *static_cast<HostContext*>(host_ctx); }
 
-// Runs f; an Error becomes its status with the message set for the plugin to read
-// back through its own log, and logged here.
+// Runs f; an Error becomes its status, and its message becomes the thread's
+// plugin error message, so a plugin that returns the status passes the
+// host's reason on.
 template <typename F>
 plexus_status guarded(HostContext& h, const char* what, F&& f) {
   try {
     f();
     return PLEXUS_OK;
   } catch (const Error& e) {
-    h.logger->warn("{}: {}", what, e.what());
+    h.logger->debug("{}: {}", what, e.what());
+    set_plugin_error_message(e.what());
     return static_cast<plexus_status>(e.code());
   } catch (const std::exception& e) {
     h.logger->error("{}: {}", what, e.what());
+    set_plugin_error_message(e.what());
     return PLEXUS_ERROR_INTERNAL;
   }
 }
@@ -129,17 +132,28 @@ plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint
   });
 }
 
-plexus_status host_define_op(void* ctx, const char* schema) {
+plexus_status host_define_op(void* ctx, const char* schema_text) {
   HostContext& h = host_of(ctx);
   return guarded(h, "define_op", [&] {
     require_init(h, "define_op");
-    PLEXUS_CHECK(schema != nullptr, ErrorCode::InvalidArgument, "define_op got a null schema");
-    std::string_view text(schema);
+    PLEXUS_CHECK(schema_text != nullptr, ErrorCode::InvalidArgument,
+                 "define_op got a null schema");
+    std::string_view text(schema_text);
     PLEXUS_CHECK(text.find("::") != std::string_view::npos, ErrorCode::InvalidArgument,
                  "plugin '{}': op '{}' must be in the plugin's own namespace ('{}::name(...)')",
                  h.plugin->name, text, h.plugin->name);
-    const Operator& op = Dispatcher::get().define_direct(text);
-    h.plugin->defined_ops.push_back(op.name());
+    // Ops outlive their plugin (callers may hold them), so a plugin loaded
+    // again finds its ops already there: the same schema is accepted as is.
+    Schema schema = parse_schema(text);
+    Dispatcher& d = Dispatcher::get();
+    if (const Operator* old = d.find_op(schema.full_name())) {
+      PLEXUS_CHECK(old->schema().str() == schema.str(), ErrorCode::InvalidArgument,
+                   "plugin '{}': op '{}' is already defined as {}", h.plugin->name,
+                   schema.full_name(), old->schema().str());
+    } else {
+      d.define_direct(text);
+    }
+    h.plugin->defined_ops.push_back(schema.full_name());
   });
 }
 
