@@ -5,6 +5,7 @@
 #include "commands.h"
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
+#include "plexus/plugins.h"
 
 namespace plexus::cli {
 namespace {
@@ -22,6 +23,17 @@ std::string gib(size_t bytes) {
 
 int devices(bool json) {
   Dispatcher::get();  // the catalog and core kernels are in place
+  std::vector<PluginRecord> plugins = load_plugins();
+  nlohmann::json plugin_list = nlohmann::json::array();
+  for (const PluginRecord& p : plugins)
+    plugin_list.push_back({{"name", p.name},
+                           {"version", p.version},
+                           {"state", plugin_state_name(p.state)},
+                           {"reason", p.reason},
+                           {"manifest", p.manifest},
+                           {"library", p.library},
+                           {"abi", p.abi},
+                           {"device_types", p.device_types}});
   nlohmann::json types = nlohmann::json::array();
   std::vector<Row> rows;
   std::vector<std::string> notes;
@@ -54,7 +66,7 @@ int devices(bool json) {
     types.push_back(type);
   }
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"device_types", types}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"device_types", types}, {"plugins", plugin_list}}.dump(2));
     return 0;
   }
   fmt::print("{:<12} {:<10} {:<10} {}\n", "DEVICE", "KIND", "MEMORY", "NAME");
@@ -62,6 +74,11 @@ int devices(bool json) {
     fmt::print("{:<12} {:<10} {:<10} {}{}\n", r.device, r.kind, gib(r.memory), r.name,
                r.vendor.empty() ? "" : " (" + r.vendor + ")");
   for (const std::string& n : notes) fmt::print("{}\n", n);
+  if (!plugins.empty()) fmt::print("\nPLUGINS\n");
+  for (const PluginRecord& p : plugins)
+    fmt::print("{:<12} {:<9} {}{}\n", p.name.empty() ? "?" : p.name, plugin_state_name(p.state),
+               p.state == PluginRecord::State::Loaded ? p.library : p.reason,
+               p.state == PluginRecord::State::Loaded ? "" : " (" + p.manifest + ")");
   return 0;
 }
 
