@@ -1,0 +1,125 @@
+#include "plugin/manifest.h"
+
+#include <charconv>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "plexus/error.h"
+#include "plexus/plugin.h"
+
+namespace plexus {
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+// Manifests are a few hundred bytes; anything this big is not one.
+constexpr std::uintmax_t kMaxManifestBytes = 1 << 20;
+
+json parse_file(const fs::path& file) {
+  std::error_code ec;
+  std::uintmax_t size = fs::file_size(file, ec);
+  PLEXUS_CHECK(!ec, ErrorCode::IoError, "cannot read manifest {}: {}", file.string(), ec.message());
+  PLEXUS_CHECK(size <= kMaxManifestBytes, ErrorCode::InvalidArgument,
+               "{} is not a plugin manifest: {} bytes is too big", file.string(), size);
+  std::ifstream in(file, std::ios::binary);
+  PLEXUS_CHECK(in.good(), ErrorCode::IoError, "cannot open manifest {}", file.string());
+  std::stringstream text;
+  text << in.rdbuf();
+  try {
+    return json::parse(text.str());
+  } catch (const json::parse_error& e) {
+    // e.what() starts with "[json.exception.parse_error.101] "; keep the rest.
+    std::string_view what = e.what();
+    if (auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+    fail(ErrorCode::InvalidArgument, "{} is not a plugin manifest: not valid JSON ({})",
+         file.string(), what);
+  }
+}
+
+// The string field `key` of the manifest object `j`.
+std::string string_field(const json& j, const fs::path& file, const char* key) {
+  auto it = j.find(key);
+  PLEXUS_CHECK(it != j.end(), ErrorCode::InvalidArgument,
+               "manifest {} has no \"{}\" field", file.string(), key);
+  PLEXUS_CHECK(it->is_string(), ErrorCode::InvalidArgument,
+               "manifest {}: \"{}\" must be a string, not {}", file.string(), key, it->type_name());
+  return it->get<std::string>();
+}
+
+bool parse_uint(std::string_view digits, uint32_t& out) {
+  if (digits.empty() || digits.size() > 9) return false;
+  for (char c : digits)
+    if (c < '0' || c > '9') return false;
+  std::from_chars(digits.data(), digits.data() + digits.size(), out);
+  return true;
+}
+
+}  // namespace
+
+std::string AbiVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
+
+AbiVersion parse_abi_version(std::string_view text) {
+  AbiVersion v;
+  auto dot = text.find('.');
+  bool ok = dot != std::string_view::npos && parse_uint(text.substr(0, dot), v.major) &&
+            parse_uint(text.substr(dot + 1), v.minor);
+  PLEXUS_CHECK(ok, ErrorCode::InvalidArgument,
+               "'{}' is not an ABI version of the form MAJOR.MINOR (e.g. \"1.0\")", text);
+  return v;
+}
+
+std::string abi_refusal(const AbiVersion& v) {
+  AbiVersion host{PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR};
+  if (v.major != host.major)
+    return fmt::format("built for plugin ABI {}, but this host speaks ABI {}.x (ABI {}): major "
+                       "versions must match",
+                       v.str(), host.major, host.str());
+  if (v.minor > host.minor)
+    return fmt::format("built for plugin ABI {}, newer than this host's ABI {}: update plexus, or "
+                       "use a build of the plugin for ABI {}",
+                       v.str(), host.str(), host.str());
+  return {};
+}
+
+bool valid_plugin_name(std::string_view name) {
+  if (name.empty() || name[0] < 'a' || name[0] > 'z') return false;
+  for (char c : name)
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_')) return false;
+  return true;
+}
+
+Manifest read_manifest(const fs::path& file) {
+  json j = parse_file(file);
+  PLEXUS_CHECK(j.is_object(), ErrorCode::InvalidArgument,
+               "{} is not a plugin manifest: a JSON object was expected, not {}", file.string(),
+               j.type_name());
+  Manifest m;
+  m.file = file;
+  m.name = string_field(j, file, "name");
+  PLEXUS_CHECK(valid_plugin_name(m.name), ErrorCode::InvalidArgument,
+               "manifest {}: \"name\" '{}' is not a valid plugin name ([a-z][a-z0-9_]*)",
+               file.string(), m.name);
+  PLEXUS_CHECK(file.stem() == m.name, ErrorCode::InvalidArgument,
+               "manifest {} names the plugin '{}': the file must be called {}.json",
+               file.string(), m.name, m.name);
+  std::string library = string_field(j, file, "library");
+  PLEXUS_CHECK(!library.empty() && library.find('/') == std::string::npos && library != "." &&
+                   library != "..",
+               ErrorCode::InvalidArgument,
+               "manifest {}: \"library\" '{}' must be a file name in the manifest's directory",
+               file.string(), library);
+  m.library = file.parent_path() / library;
+  std::string abi = string_field(j, file, "abi_version");
+  try {
+    m.abi = parse_abi_version(abi);
+  } catch (const Error& e) {
+    fail(ErrorCode::InvalidArgument, "manifest {}: \"abi_version\": {}", file.string(),
+         e.message());
+  }
+  m.version = string_field(j, file, "plugin_version");
+  return m;
+}
+
+}  // namespace plexus

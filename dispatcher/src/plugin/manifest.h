@@ -1,0 +1,38 @@
+// A plugin's JSON manifest (<name>.json beside its library), read and checked
+// before anything is loaded, and the ABI version rule it is judged by.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <string>
+#include <string_view>
+
+namespace plexus {
+
+// A plugin ABI version, "MAJOR.MINOR".
+struct AbiVersion {
+  uint32_t major = 0;
+  uint32_t minor = 0;
+  std::string str() const;
+};
+
+// What a manifest says.
+struct Manifest {
+  std::filesystem::path file;     // the manifest itself
+  std::string name;               // [a-z][a-z0-9_]*, equal to the file's stem
+  std::string version;            // "plugin_version"
+  std::filesystem::path library;  // the library: the manifest's dir / "library"
+  AbiVersion abi;                 // "abi_version"
+};
+
+// Reads and checks `file`; throws Error naming the file and what is wrong
+// (not JSON, a field missing or ill-typed, a bad name or version).
+Manifest read_manifest(const std::filesystem::path& file);
+// Parses "MAJOR.MINOR" (digits only); throws Error(InvalidArgument) otherwise.
+AbiVersion parse_abi_version(std::string_view text);
+// Why a plugin built for ABI `v` cannot load into this host; empty when it can.
+std::string abi_refusal(const AbiVersion& v);
+// True for a valid plugin name: [a-z][a-z0-9_]*.
+bool valid_plugin_name(std::string_view name);
+
+}  // namespace plexus
