@@ -179,6 +179,7 @@ PluginInstance make_instance() {
   p.version = "0.1";
   p.info = &info;
   p.options["greeting"] = "hello";
+  p.library = "/opt/vendor/plugins/libplexus-hosttest.so";
   return p;
 }
 
@@ -190,6 +191,9 @@ TEST_CASE("a plugin's backend and kernels serve ops on its device", "[plugin-hos
   REQUIRE(p.device_types.size() == 1);
   CHECK(device_type_name(p.device_types[0]) == "hosttest");
   CHECK(p.kernel_count == 3);
+  CHECK(std::string(host->plugin_directory(host->host_ctx)) == "/opt/vendor/plugins");
+  CHECK(std::string(host->get_option(host->host_ctx, "greeting")) == "hello");
+  CHECK(host->get_option(host->host_ctx, "nope") == nullptr);
   Device dev = Device::parse("hosttest:0");
   CHECK(find_device_backend(dev.type)->properties(0).kind == "emulated");
 

@@ -218,8 +218,9 @@ TEST_CASE("A manifest of another ABI major is refused without loading", "[plugin
 TEST_CASE("A manifest of a newer ABI minor is refused, naming both versions", "[plugins]") {
   PluginRecord r = load_fixture("fixture_abi_minor");
   CHECK(r.state == State::Failed);
-  CHECK_THAT(r.reason, Contains("built for plugin ABI " + abi(PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR + 1)) &&
-                           Contains("this host's ABI " + kHostAbi));
+  CHECK_THAT(r.reason,
+             Contains("built for plugin ABI " + abi(PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR + 1)) &&
+                 Contains("this host's ABI " + kHostAbi));
 }
 
 TEST_CASE("A plugin whose ABI disagrees with its manifest is refused", "[plugins]") {
@@ -296,8 +297,8 @@ TEST_CASE("Files and directories writable by others are refused", "[plugins]") {
     dir.chmod(fs::perms(0777));
     Load load(only({dir.str()}));
     CHECK(load.single().state == State::Failed);
-    CHECK_THAT(load.single().reason, Contains("directory " + dir.str()) &&
-                                         Contains("writable by others"));
+    CHECK_THAT(load.single().reason,
+               Contains("directory " + dir.str()) && Contains("writable by others"));
   }
   SECTION("unless the configuration allows it") {
     fs::permissions(lib, fs::perms(0777));
@@ -444,8 +445,8 @@ TEST_CASE("A library the dynamic loader rejects fails with its message", "[plugi
   dir.write("libplexus-broken.so", std::string(4096, 'x'));  // no ELF header
   Load load(only({dir.str()}));
   CHECK(load.single().state == State::Failed);
-  CHECK_THAT(load.single().reason, Contains("cannot load " + (dir / "libplexus-broken.so").string()) &&
-                                       Contains("ELF"));
+  CHECK_THAT(load.single().reason,
+             Contains("cannot load " + (dir / "libplexus-broken.so").string()) && Contains("ELF"));
 }
 
 TEST_CASE("One bad plugin never stops the others", "[plugins]") {

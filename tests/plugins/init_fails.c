@@ -14,9 +14,13 @@ static plexus_status init(const plexus_host_api* host, void** state) {
   return PLEXUS_ERROR_DEVICE;
 }
 
-static const plexus_plugin_info g_info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR,
-                                          PLEXUS_ABI_MINOR, "fixture_init_fails", "0.1.0",
-                                          init, NULL};
+static const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                          PLEXUS_ABI_MAJOR,
+                                          PLEXUS_ABI_MINOR,
+                                          "fixture_init_fails",
+                                          "0.1.0",
+                                          init,
+                                          NULL};
 
 PLEXUS_EXTERN_C PLEXUS_PLUGIN_EXPORT const plexus_plugin_info* plexus_plugin_entry(
     uint32_t host_abi_major, uint32_t host_abi_minor) {

@@ -40,8 +40,12 @@ static void shutdown(void* state) {
   if (f != NULL) fclose(f);
 }
 
-static const plexus_plugin_info g_info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR,
-                                          FIXTURE_ABI_MINOR, FIXTURE_NAME, "0.1.0", init,
+static const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                          PLEXUS_ABI_MAJOR,
+                                          FIXTURE_ABI_MINOR,
+                                          FIXTURE_NAME,
+                                          "0.1.0",
+                                          init,
                                           shutdown};
 
 PLEXUS_EXTERN_C PLEXUS_PLUGIN_EXPORT const plexus_plugin_info* plexus_plugin_entry(

@@ -11,11 +11,13 @@ namespace plexus {
 // How load_plugins searches and what it trusts; normally filled from the
 // application's config.
 struct PluginLoadOptions {
-  // Directories searched first, in order (the config's plugin paths).
+  // Directories searched first, in order (the config's plugin paths);
+  // relative ones are taken from the current directory.
   std::vector<std::string> search_paths;
   // Search PLEXUS_PLUGIN_PATH (colon-separated) next; ignored in set-uid processes.
   bool use_environment = true;
-  // Then <dir of libplexus.so>/plexus/plugins, then the build tree's plugin dir.
+  // Then <dir of libplexus.so>/plexus/plugins: the installed plugins, or the
+  // build tree's (build/lib/plexus/plugins) when libplexus runs from there.
   bool use_default_paths = true;
   // Plugin names to load (empty: all) and to skip; deny wins over allow.
   std::vector<std::string> allow, deny;
@@ -42,7 +44,7 @@ struct PluginRecord {
   std::string library;   // path of the library it names
   std::string abi;       // ABI version from the manifest, "1.0"
   State state = State::Failed;
-  std::string reason;  // why Failed, Shadowed or Skipped, in plain words
+  std::string reason;                     // why Failed, Shadowed or Skipped, in plain words
   std::vector<std::string> device_types;  // backends a Loaded plugin registered
 };
 

@@ -41,8 +41,8 @@ json parse_file(const fs::path& file) {
 // The string field `key` of the manifest object `j`.
 std::string string_field(const json& j, const fs::path& file, const char* key) {
   auto it = j.find(key);
-  PLEXUS_CHECK(it != j.end(), ErrorCode::InvalidArgument,
-               "manifest {} has no \"{}\" field", file.string(), key);
+  PLEXUS_CHECK(it != j.end(), ErrorCode::InvalidArgument, "manifest {} has no \"{}\" field",
+               file.string(), key);
   PLEXUS_CHECK(it->is_string(), ErrorCode::InvalidArgument,
                "manifest {}: \"{}\" must be a string, not {}", file.string(), key, it->type_name());
   return it->get<std::string>();
@@ -58,7 +58,9 @@ bool parse_uint(std::string_view digits, uint32_t& out) {
 
 }  // namespace
 
-std::string AbiVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
+std::string AbiVersion::str() const {
+  return std::to_string(major) + "." + std::to_string(minor);
+}
 
 AbiVersion parse_abi_version(std::string_view text) {
   AbiVersion v;
@@ -73,13 +75,15 @@ AbiVersion parse_abi_version(std::string_view text) {
 std::string abi_refusal(const AbiVersion& v) {
   AbiVersion host{PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR};
   if (v.major != host.major)
-    return fmt::format("built for plugin ABI {}, but this host speaks ABI {}.x (ABI {}): major "
-                       "versions must match",
-                       v.str(), host.major, host.str());
+    return fmt::format(
+        "built for plugin ABI {}, but this host speaks ABI {}.x (ABI {}): major "
+        "versions must match",
+        v.str(), host.major, host.str());
   if (v.minor > host.minor)
-    return fmt::format("built for plugin ABI {}, newer than this host's ABI {}: update plexus, or "
-                       "use a build of the plugin for ABI {}",
-                       v.str(), host.str(), host.str());
+    return fmt::format(
+        "built for plugin ABI {}, newer than this host's ABI {}: update plexus, or "
+        "use a build of the plugin for ABI {}",
+        v.str(), host.str(), host.str());
   return {};
 }
 
@@ -102,8 +106,8 @@ Manifest read_manifest(const fs::path& file) {
                "manifest {}: \"name\" '{}' is not a valid plugin name ([a-z][a-z0-9_]*)",
                file.string(), m.name);
   PLEXUS_CHECK(file.stem() == m.name, ErrorCode::InvalidArgument,
-               "manifest {} names the plugin '{}': the file must be called {}.json",
-               file.string(), m.name, m.name);
+               "manifest {} names the plugin '{}': the file must be called {}.json", file.string(),
+               m.name, m.name);
   std::string library = string_field(j, file, "library");
   PLEXUS_CHECK(!library.empty() && library.find('/') == std::string::npos && library != "." &&
                    library != "..",

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <filesystem>
 #include <deque>
 
 #include "plexus/allocator.h"
@@ -38,6 +39,7 @@ struct HostContext {
   std::vector<std::pair<std::string, DeviceType>> registered;  // (op, slot) for undo
   bool in_init = false;
   spdlog::logger* logger = nullptr;
+  std::string directory;  // of the plugin's library
 };
 
 namespace {
@@ -196,6 +198,8 @@ const char* host_get_option(void* ctx, const char* key) {
   return it == h.plugin->options.end() ? nullptr : it->second.c_str();
 }
 
+const char* host_plugin_directory(void* ctx) { return host_of(ctx).directory.c_str(); }
+
 // Removes everything the plugin registered; used on a failed init and at shutdown.
 void unregister_all(PluginInstance& p) {
   Dispatcher& d = Dispatcher::get();
@@ -235,6 +239,8 @@ void init_plugin(PluginInstance& p) {
   h.api.set_error_message = host_set_error_message;
   h.api.alloc_output = host_alloc_output;
   h.api.get_option = host_get_option;
+  h.api.plugin_directory = host_plugin_directory;
+  h.directory = std::filesystem::path(p.library).parent_path().string();
 
   h.in_init = true;
   take_plugin_error_message();  // start clean

@@ -16,6 +16,7 @@ namespace plexus {
 struct HostContext;  // per-plugin state behind host_ctx (plugin_host.cpp)
 
 // A plugin whose entry point has been called and whose version was accepted.
+// Its host context points back at it: do not move it after init_plugin.
 struct PluginInstance {
   std::string name;     // from plexus_plugin_info, equal to the manifest's
   std::string version;  // the plugin's own version
@@ -38,7 +39,8 @@ struct PluginInstance {
 // calls its shutdown, and throws plexus::Error carrying the plugin's message.
 void init_plugin(PluginInstance& p);
 // Synchronizes the plugin's devices, frees their cached memory, removes its
-// kernels and backends from the dispatcher, and calls its shutdown.
+// kernels and backends from the dispatcher, and calls its shutdown. Throws
+// Error(InvalidArgument), changing nothing, while tensors on its devices live.
 void shutdown_plugin(PluginInstance& p);
 
 }  // namespace plexus

@@ -48,7 +48,9 @@ Registry& registry() {
   return *r;
 }
 
-spdlog::logger& logger() { return log::get("loader"); }
+spdlog::logger& logger() {
+  return log::get("loader");
+}
 
 // The manifests (*.json) directly in `dir`, by file name.
 std::vector<fs::path> manifests_in(const fs::path& dir) {
@@ -101,8 +103,7 @@ dll::shared_library open_library(const fs::path& path) {
   lib.load(path, dll::load_mode::rtld_local | dll::load_mode::rtld_now, ec);
   if (ec) {
     const char* detail = dlerror();  // Boost.DLL leaves dlopen's message in place
-    fail(ErrorCode::IoError, "cannot load {}: {}", path.string(),
-         detail ? detail : ec.message());
+    fail(ErrorCode::IoError, "cannot load {}: {}", path.string(), detail ? detail : ec.message());
   }
   return lib;
 }
@@ -110,14 +111,12 @@ dll::shared_library open_library(const fs::path& path) {
 // Checks what the plugin says about itself against its manifest, reading the
 // five fields every ABI version shares before anything else.
 void check_info(const plexus_plugin_info& info, const Manifest& m) {
-  PLEXUS_CHECK(info.struct_size >= offsetof(plexus_plugin_info, init),
-               ErrorCode::VersionMismatch,
+  PLEXUS_CHECK(info.struct_size >= offsetof(plexus_plugin_info, init), ErrorCode::VersionMismatch,
                "its plugin info is {} bytes, too small to hold even the version fields",
                info.struct_size);
   AbiVersion abi{info.abi_major, info.abi_minor};
   PLEXUS_CHECK(abi.major == m.abi.major && abi.minor == m.abi.minor, ErrorCode::VersionMismatch,
-               "the plugin was built for ABI {}, but its manifest says {}", abi.str(),
-               m.abi.str());
+               "the plugin was built for ABI {}, but its manifest says {}", abi.str(), m.abi.str());
   if (std::string why = abi_refusal(abi); !why.empty()) fail(ErrorCode::VersionMismatch, "{}", why);
   PLEXUS_CHECK(info.name != nullptr && m.name == info.name, ErrorCode::InvalidArgument,
                "the plugin calls itself '{}', but its manifest names it '{}'",

@@ -45,10 +45,10 @@ std::vector<std::string> plugin_search_path(const PluginLoadOptions& options) {
     }
   }
   if (options.use_default_paths) {
+    // Run from the build tree, this is the build tree's plugin dir
+    // (build/lib/plexus/plugins); installed, the installed one. No build path
+    // is compiled in, so an installed libplexus never searches a build tree.
     if (fs::path lib = libplexus_dir(); !lib.empty()) dirs.push_back(lib / "plexus" / "plugins");
-#ifdef PLEXUS_BUILD_PLUGIN_DIR
-    dirs.push_back(PLEXUS_BUILD_PLUGIN_DIR);
-#endif
   }
   // Leave out empty entries and directories already listed (through any symlink).
   std::vector<std::string> out;

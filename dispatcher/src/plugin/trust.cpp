@@ -51,8 +51,8 @@ std::string sha256_file(const fs::path& file) {
   std::ifstream in(file, std::ios::binary);
   PLEXUS_CHECK(in.good(), ErrorCode::IoError, "cannot open {} to hash it", file.string());
   std::unique_ptr<EVP_MD_CTX, decltype(&EVP_MD_CTX_free)> ctx(EVP_MD_CTX_new(), EVP_MD_CTX_free);
-  PLEXUS_CHECK(ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1,
-               ErrorCode::Internal, "OpenSSL cannot start a SHA-256 digest");
+  PLEXUS_CHECK(ctx && EVP_DigestInit_ex(ctx.get(), EVP_sha256(), nullptr) == 1, ErrorCode::Internal,
+               "OpenSSL cannot start a SHA-256 digest");
   std::array<char, 1 << 16> buf;
   while (in) {
     in.read(buf.data(), buf.size());

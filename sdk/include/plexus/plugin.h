@@ -379,6 +379,10 @@ typedef struct plexus_host_api {
   /* A per-plugin option from the application's configuration ("exclude_cpu_devices"),
    * or NULL when unset. The string stays valid until shutdown. */
   const char* (*get_option)(void* host_ctx, const char* key);
+  /* The absolute directory the plugin's library was loaded from, without a
+   * trailing slash, for files shipped beside it (shaders, tables). Valid
+   * until shutdown. */
+  const char* (*plugin_directory)(void* host_ctx);
 } plexus_host_api;
 
 /* ---- The plugin's entry point -------------------------------------------- */
@@ -422,7 +426,7 @@ PLEXUS_ABI_ASSERT_SIZE(plexus_kernel_call, 56);
 PLEXUS_ABI_ASSERT_SIZE(plexus_device_properties, 416);
 PLEXUS_ABI_ASSERT_SIZE(plexus_extension, 24);
 PLEXUS_ABI_ASSERT_SIZE(plexus_backend, 184);
-PLEXUS_ABI_ASSERT_SIZE(plexus_host_api, 80);
+PLEXUS_ABI_ASSERT_SIZE(plexus_host_api, 88);
 PLEXUS_ABI_ASSERT_SIZE(plexus_plugin_info, 48);
 #endif
 
