@@ -378,20 +378,20 @@ TEST_CASE("Allow and deny lists skip plugins", "[plugins]") {
   SECTION("denied") {
     o.deny = {"fixture_ok"};
     Load load(o);
-    CHECK(load.single().state == State::Skipped);
+    CHECK(load.single().state == State::Disabled);
     CHECK_THAT(load.single().reason, Contains("denied"));
     CHECK_FALSE(is_mapped(dir / "libplexus-fixture_ok.so"));
   }
   SECTION("not allowed") {
     o.allow = {"something_else"};
     Load load(o);
-    CHECK(load.single().state == State::Skipped);
+    CHECK(load.single().state == State::Disabled);
     CHECK_THAT(load.single().reason, Contains("allow list"));
   }
   SECTION("deny wins over allow") {
     o.allow = o.deny = {"fixture_ok"};
     Load load(o);
-    CHECK(load.single().state == State::Skipped);
+    CHECK(load.single().state == State::Disabled);
   }
   SECTION("allowed") {
     o.allow = {"fixture_ok"};

@@ -15,7 +15,7 @@ namespace plexus {
 struct DeviceProperties {
   std::string name;           // "llvmpipe (LLVM 15.0.6, 256 bits)"
   std::string vendor;         // "Mesa"
-  std::string kind;           // "cpu", "gpu", "emulated", ...
+  std::string kind;           // "cpu", "gpu", "accelerator" or "emulated"
   size_t total_memory = 0;    // bytes; 0 when unknown
 };
 

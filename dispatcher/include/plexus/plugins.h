@@ -36,7 +36,7 @@ struct PluginRecord {
     Loaded,    // initialized; its backends and kernels are registered
     Failed,    // refused or broken; `reason` says why
     Shadowed,  // a plugin of the same name earlier in the search path won
-    Skipped,   // left out by the allow/deny lists
+    Disabled,  // left out by the allow/deny lists
   };
   std::string name;      // from the manifest; empty when the manifest is unreadable
   std::string version;   // the plugin's own version, from the manifest
@@ -44,11 +44,11 @@ struct PluginRecord {
   std::string library;   // path of the library it names
   std::string abi;       // ABI version from the manifest, "1.0"
   State state = State::Failed;
-  std::string reason;                     // why Failed, Shadowed or Skipped, in plain words
+  std::string reason;                     // why Failed, Shadowed or Disabled, in plain words
   std::vector<std::string> device_types;  // backends a Loaded plugin registered
 };
 
-// "loaded", "failed", "shadowed", "skipped".
+// "loaded", "failed", "shadowed", "disabled".
 const char* plugin_state_name(PluginRecord::State state);
 
 // The directories load_plugins searches, in order, without duplicates; those

@@ -123,7 +123,24 @@ Manifest read_manifest(const fs::path& file) {
          e.message());
   }
   m.version = string_field(j, file, "plugin_version");
+  if (j.contains("arch")) m.arch = string_field(j, file, "arch");
   return m;
+}
+
+std::string_view host_arch() {
+#if defined(__x86_64__)
+  return "x86_64";
+#elif defined(__aarch64__)
+  return "aarch64";
+#elif defined(__i386__)
+  return "i686";
+#elif defined(__powerpc64__)
+  return "ppc64le";
+#elif defined(__riscv) && __riscv_xlen == 64
+  return "riscv64";
+#else
+  return "unknown";
+#endif
 }
 
 }  // namespace plexus

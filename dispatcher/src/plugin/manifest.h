@@ -23,6 +23,7 @@ struct Manifest {
   std::string version;            // "plugin_version"
   std::filesystem::path library;  // the library: the manifest's dir / "library"
   AbiVersion abi;                 // "abi_version"
+  std::string arch;               // "arch" (e.g. "x86_64"); empty when the manifest has none
 };
 
 // Reads and checks `file`; throws Error naming the file and what is wrong
@@ -32,6 +33,9 @@ Manifest read_manifest(const std::filesystem::path& file);
 AbiVersion parse_abi_version(std::string_view text);
 // Why a plugin built for ABI `v` cannot load into this host; empty when it can.
 std::string abi_refusal(const AbiVersion& v);
+// The processor architecture this host was built for ("x86_64", "aarch64", ...),
+// as plexus_add_plugin writes it into manifests.
+std::string_view host_arch();
 // True for a valid plugin name: [a-z][a-z0-9_]*.
 bool valid_plugin_name(std::string_view name);
 

@@ -79,8 +79,8 @@ DeviceProperties PluginBackend::properties(int index) {
   check(t_.get_properties(t_.user_data, index, &p), "get_properties", index);
   p.name[sizeof(p.name) - 1] = 0;
   p.vendor[sizeof(p.vendor) - 1] = 0;
-  static constexpr const char* kKinds[] = {"cpu", "gpu", "emulated", "other"};
-  return {p.name, p.vendor, (p.kind >= 0 && p.kind <= 3) ? kKinds[p.kind] : "other",
+  static constexpr const char* kKinds[] = {"cpu", "gpu", "emulated", "accelerator"};
+  return {p.name, p.vendor, (p.kind >= 0 && p.kind <= 3) ? kKinds[p.kind] : "accelerator",
           static_cast<size_t>(p.total_memory)};
 }
 

@@ -77,6 +77,9 @@ std::string skip_reason(const std::string& name, const PluginLoadOptions& o) {
 void check_before_loading(const Manifest& m, const PluginLoadOptions& o) {
   if (std::string why = abi_refusal(m.abi); !why.empty())
     fail(ErrorCode::VersionMismatch, "{} (manifest {})", why, m.file.string());
+  PLEXUS_CHECK(m.arch.empty() || m.arch == host_arch(), ErrorCode::Unsupported,
+               "built for {}, but this host is {} (manifest {})", m.arch, host_arch(),
+               m.file.string());
   std::error_code ec;
   PLEXUS_CHECK(fs::exists(m.library, ec), ErrorCode::NotFound,
                "library {} named by manifest {} does not exist", m.library.string(),
@@ -174,7 +177,7 @@ PluginRecord load_one(const fs::path& file, const PluginLoadOptions& o,
     rec.version = m.version;
     rec.library = m.library.string();
     rec.abi = m.abi.str();
-    if (std::string why = skip_reason(m.name, o); !why.empty()) return done(State::Skipped, why);
+    if (std::string why = skip_reason(m.name, o); !why.empty()) return done(State::Disabled, why);
     if (auto w = winners.find(m.name); w != winners.end())
       return done(State::Shadowed, "shadowed by " + w->second);
     winners.emplace(m.name, rec.manifest);  // the first of a name wins, loaded or not
@@ -212,8 +215,8 @@ const char* plugin_state_name(PluginRecord::State state) {
       return "failed";
     case State::Shadowed:
       return "shadowed";
-    case State::Skipped:
-      return "skipped";
+    case State::Disabled:
+      return "disabled";
   }
   return "unknown";
 }

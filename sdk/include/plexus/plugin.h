@@ -219,7 +219,7 @@ enum {
   PLEXUS_DEVICE_KIND_CPU = 0,
   PLEXUS_DEVICE_KIND_GPU = 1,
   PLEXUS_DEVICE_KIND_EMULATED = 2, /* a GPU API on the CPU (lavapipe) or a simulator */
-  PLEXUS_DEVICE_KIND_OTHER = 3
+  PLEXUS_DEVICE_KIND_ACCELERATOR = 3 /* any other accelerator (NPU, FPGA, ...) */
 };
 
 /* Capability flags of a device. */
