@@ -13,9 +13,8 @@ struct Run {
   std::string out;
 };
 
-// Runs the CLI with arguments; stdout only (stderr goes to the test log).
-Run run(const std::string& args) {
-  std::string cmd = std::string(PLEXUS_CLI_PATH) + " " + args;
+// Runs a shell command; stdout only (stderr goes to the test log).
+Run run_command(const std::string& cmd) {
   FILE* p = popen(cmd.c_str(), "r");
   REQUIRE(p != nullptr);
   std::string out;
@@ -25,6 +24,9 @@ Run run(const std::string& args) {
   int status = pclose(p);
   return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
 }
+
+// Runs the CLI with arguments.
+Run run(const std::string& args) { return run_command(std::string(PLEXUS_CLI_PATH) + " " + args); }
 }  // namespace
 
 TEST_CASE("plexus --version prints the version") {
@@ -37,14 +39,38 @@ TEST_CASE("plexus devices --json lists the cpu with its properties") {
   Run r = run("devices --json");
   REQUIRE(r.status == 0);
   auto j = nlohmann::json::parse(r.out);
-  REQUIRE(j["device_types"].is_array());
-  auto cpu = j["device_types"][0];
-  CHECK(cpu["type"] == "cpu");
-  CHECK(cpu["slot"] == 0);
-  REQUIRE(cpu["devices"].size() == 1);
-  CHECK(cpu["devices"][0]["device"] == "cpu");
-  CHECK(cpu["devices"][0]["total_memory_bytes"].get<uint64_t>() > 0);
+  REQUIRE(j["plugins"].is_array());
+  auto host = j["host"];
+  REQUIRE(host["devices"].size() == 1);
+  CHECK(host["devices"][0]["device"] == "cpu");
+  CHECK(host["devices"][0]["type"] == "cpu");
+  CHECK(host["devices"][0]["memory_bytes"].get<uint64_t>() > 0);
 }
+
+#ifdef PLEXUS_TEST_PLUGIN_DIR
+TEST_CASE("plexus devices --json and doctor report a plugin found through PLEXUS_PLUGIN_PATH") {
+  const std::string dir = std::string(PLEXUS_TEST_PLUGIN_DIR) + "/fixture_ok";
+  std::string env = "PLEXUS_PLUGIN_PATH=" + dir + " ";
+  std::string cli = PLEXUS_CLI_PATH;
+  Run r = run_command(env + cli + " devices --json");
+  REQUIRE(r.status == 0);
+  auto plugins = nlohmann::json::parse(r.out)["plugins"];
+  REQUIRE(plugins.size() == 1);
+  auto p = plugins[0];
+  CHECK(p["name"] == "fixture_ok");
+  CHECK(p["status"] == "loaded");
+  CHECK(p["abi"] == "1.0");
+  CHECK_THAT(p["path"].get<std::string>(), Catch::EndsWith("libplexus-fixture_ok.so"));
+  CHECK(p["devices"].empty());
+  CHECK_THAT(p["reason"].get<std::string>(), Catch::Contains("no devices"));
+
+  Run d = run_command(env + cli + " doctor");
+  CHECK(d.status == 0);
+  CHECK_THAT(d.out, Catch::Contains(dir) &&
+                        Catch::Contains("ok        fixture_ok") &&
+                        Catch::Contains("0 devices"));
+}
+#endif
 
 TEST_CASE("plexus devices prints a table") {
   Run r = run("devices");

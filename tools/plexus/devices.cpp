@@ -10,75 +10,84 @@
 namespace plexus::cli {
 namespace {
 
-struct Row {
-  std::string device, kind, name, vendor;
-  size_t memory;
-};
-
 std::string gib(size_t bytes) {
   return bytes ? fmt::format("{:.1f} GiB", bytes / double(1ull << 30)) : "-";
+}
+
+// The devices of one device type, as the JSON of issue 3 names them.
+nlohmann::json devices_of(DeviceType slot) {
+  nlohmann::json list = nlohmann::json::array();
+  DeviceBackend* b = find_device_backend(slot);
+  if (!b) return list;
+  int n = b->device_count();
+  for (int i = 0; i < n; ++i) {
+    DeviceProperties p = b->properties(i);
+    list.push_back({{"device", Device(slot, static_cast<int16_t>(i)).str()},
+                    {"name", p.name},
+                    {"vendor", p.vendor},
+                    {"type", p.kind},
+                    {"memory_bytes", p.total_memory}});
+  }
+  return list;
+}
+
+// Why a device type has no devices ("" when it has some).
+std::string no_devices_reason(DeviceType slot) {
+  DeviceBackend* b = find_device_backend(slot);
+  if (!b) return "no backend loaded";
+  if (b->device_count() > 0) return "";
+  std::string r = b->unavailable_reason();
+  return r.empty() ? "the backend reports no devices" : r;
 }
 
 }  // namespace
 
 int devices(bool json) {
-  Dispatcher::get();  // the catalog and core kernels are in place
+  Dispatcher::get();
   std::vector<PluginRecord> plugins = load_plugins();
-  nlohmann::json plugin_list = nlohmann::json::array();
-  for (const PluginRecord& p : plugins)
-    plugin_list.push_back({{"name", p.name},
-                           {"version", p.version},
-                           {"state", plugin_state_name(p.state)},
-                           {"reason", p.reason},
-                           {"manifest", p.manifest},
-                           {"library", p.library},
-                           {"abi", p.abi},
-                           {"device_types", p.device_types}});
-  nlohmann::json types = nlohmann::json::array();
-  std::vector<Row> rows;
-  std::vector<std::string> notes;
-  std::vector<std::string> names = registered_device_types();
-  for (size_t slot = 0; slot < names.size(); ++slot) {
-    DeviceBackend* b = find_device_backend(static_cast<DeviceType>(slot));
-    nlohmann::json type = {{"type", names[slot]}, {"slot", slot}};
-    if (!b) {
-      type["devices"] = nlohmann::json::array();
-      type["unavailable_reason"] = "no backend loaded";
-      notes.push_back(fmt::format("{}: no backend loaded", names[slot]));
-      types.push_back(type);
-      continue;
+  // The cpu's host memory belongs to the core; it is listed even before a cpu plugin.
+  nlohmann::json core = {{"name", "core"},        {"path", ""},
+                         {"status", "loaded"},    {"reason", ""},
+                         {"abi", ""},             {"version", ""},
+                         {"devices", devices_of(kCPU)}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const PluginRecord& p : plugins) {
+    nlohmann::json devs = nlohmann::json::array();
+    std::string reason = p.reason;
+    for (const std::string& type : p.device_types) {
+      auto slot = find_device_type(type);
+      if (!slot) continue;
+      for (auto& d : devices_of(*slot)) devs.push_back(d);
+      if (std::string why = no_devices_reason(*slot); !why.empty() && reason.empty())
+        reason = fmt::format("{}: no devices ({})", type, why);
     }
-    int n = b->device_count();
-    nlohmann::json list = nlohmann::json::array();
-    for (int i = 0; i < n; ++i) {
-      DeviceProperties p = b->properties(i);
-      Device d(static_cast<DeviceType>(slot), static_cast<int16_t>(i));
-      list.push_back({{"device", d.str()}, {"index", i}, {"name", p.name}, {"vendor", p.vendor},
-                      {"kind", p.kind}, {"total_memory_bytes", p.total_memory}});
-      rows.push_back({d.str(), p.kind, p.name, p.vendor, p.total_memory});
-    }
-    type["devices"] = list;
-    if (n == 0) {
-      std::string why = b->unavailable_reason();
-      type["unavailable_reason"] = why;
-      notes.push_back(fmt::format("{}: no devices ({})", names[slot], why));
-    }
-    types.push_back(type);
+    list.push_back({{"name", p.name},      {"path", p.library},     {"manifest", p.manifest},
+                    {"status", plugin_state_name(p.state)},         {"reason", reason},
+                    {"abi", p.abi},        {"version", p.version},  {"devices", devs}});
   }
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"device_types", types}, {"plugins", plugin_list}}.dump(2));
+    fmt::print("{}\n", nlohmann::json{{"host", core}, {"plugins", list}}.dump(2));
     return 0;
   }
-  fmt::print("{:<12} {:<10} {:<10} {}\n", "DEVICE", "KIND", "MEMORY", "NAME");
-  for (const Row& r : rows)
-    fmt::print("{:<12} {:<10} {:<10} {}{}\n", r.device, r.kind, gib(r.memory), r.name,
-               r.vendor.empty() ? "" : " (" + r.vendor + ")");
-  for (const std::string& n : notes) fmt::print("{}\n", n);
-  if (!plugins.empty()) fmt::print("\nPLUGINS\n");
-  for (const PluginRecord& p : plugins)
-    fmt::print("{:<12} {:<9} {}{}\n", p.name.empty() ? "?" : p.name, plugin_state_name(p.state),
-               p.state == PluginRecord::State::Loaded ? p.library : p.reason,
-               p.state == PluginRecord::State::Loaded ? "" : " (" + p.manifest + ")");
+  fmt::print("{:<12} {:<12} {:<10} {}\n", "DEVICE", "TYPE", "MEMORY", "NAME");
+  auto print_devices = [](const nlohmann::json& devs) {
+    for (auto& d : devs)
+      fmt::print("{:<12} {:<12} {:<10} {}\n", d["device"].get<std::string>(),
+                 d["type"].get<std::string>(), gib(d["memory_bytes"].get<size_t>()),
+                 d["name"].get<std::string>());
+  };
+  print_devices(core["devices"]);
+  for (auto& p : list) print_devices(p["devices"]);
+  size_t w = 12;
+  for (auto& p : list) w = std::max(w, p["name"].get<std::string>().size() + 1);
+  if (!list.empty()) fmt::print("\n{:<{}} {:<9} {}\n", "PLUGIN", w, "STATUS", "DETAIL");
+  for (auto& p : list) {
+    std::string status = p["status"], reason = p["reason"];
+    std::string detail = status == "loaded" ? p["path"].get<std::string>() : reason;
+    if (status == "loaded" && !reason.empty()) detail += " — " + reason;
+    std::string name = p["name"];
+    fmt::print("{:<{}} {:<9} {}\n", name.empty() ? "?" : name, w, status, detail);
+  }
   return 0;
 }
 
