@@ -206,6 +206,8 @@ namespace {
 // The device of a call: that of its first tensor argument that is not a
 // scalar-like 0-d cpu tensor; every other tensor must be there too.
 Device call_device(const Operator& op, std::span<const Value> args) {
+  // copy_ runs where it writes, whatever its source's device (even a 0-d cpu self).
+  if (op.cross_device() && !args.empty() && args[0].is_tensor()) return args[0].to_tensor().device();
   const Tensor* first = nullptr;
   const Tensor* first_scalar = nullptr;
   auto visit = [&](const Tensor& t, size_t i) {

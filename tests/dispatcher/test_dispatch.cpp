@@ -271,3 +271,12 @@ TEST_CASE("registering twice without replace is refused; kernels hold on out var
                                                         nullptr, {DType::F32}, "x"),
                       Catch::Contains("registered on 'add.out'"));
 }
+
+TEST_CASE("a 0-d device tensor copies back to a 0-d cpu tensor") {
+  Device dev(testdev(), 0);
+  Tensor d = full({}, 7.5).to(dev);
+  Tensor h = empty({});
+  h.copy_(d);
+  CHECK(h.item<double>() == 7.5);
+  CHECK(d.item<double>() == 7.5);
+}

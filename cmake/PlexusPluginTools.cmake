@@ -1,0 +1,133 @@
+# plexus_add_plugin(): builds a plexus backend plugin and writes its manifest.
+# Used in-tree (plugins/*) and by vendors through find_package(PlexusSDK).
+#
+#   plexus_add_plugin(NAME <name> SOURCES <src>... [VERSION <x.y.z>]
+#                     [INSTALL] [INSTALL_DESTINATION <dir>])
+#
+# - a MODULE library target plexus-<name>, file libplexus-<name>.so, linked
+#   only against PlexusSDK::headers (a plugin never links libplexus);
+# - hidden visibility: plexus_plugin_entry is the only exported symbol;
+# - PLEXUS_PLUGIN_NAME and PLEXUS_PLUGIN_VERSION defined as string literals,
+#   for plexus_plugin_info to agree with the manifest;
+# - output into ${PLEXUS_PLUGIN_OUTPUT_DIRECTORY} when set, else the current
+#   binary dir, with the manifest <name>.json beside the library:
+#   {"name", "library", "abi_version": "<major>.<minor>" of plugin.h, "plugin_version"};
+# - with INSTALL, both go to INSTALL_DESTINATION (default
+#   ${CMAKE_INSTALL_LIBDIR}/plexus/plugins, where plexus looks for them).
+# VERSION defaults to PROJECT_VERSION, else 0.0.0.
+include_guard(GLOBAL)
+include(GNUInstallDirs)
+
+# The ABI version "<major>.<minor>" that plugin.h in `include_dir` declares.
+function(plexus_abi_version include_dir out_var)
+  set(header "${include_dir}/plexus/plugin.h")
+  if(NOT EXISTS "${header}")
+    message(FATAL_ERROR "plexus_add_plugin: ${header} not found")
+  endif()
+  file(STRINGS "${header}" defines REGEX "^#define PLEXUS_ABI_(MAJOR|MINOR) [0-9]+")
+  foreach(line IN LISTS defines)
+    if(line MATCHES "^#define PLEXUS_ABI_(MAJOR|MINOR) ([0-9]+)")
+      set(abi_${CMAKE_MATCH_1} ${CMAKE_MATCH_2})
+    endif()
+  endforeach()
+  if(NOT DEFINED abi_MAJOR OR NOT DEFINED abi_MINOR)
+    message(FATAL_ERROR "plexus_add_plugin: no PLEXUS_ABI_MAJOR/MINOR in ${header}")
+  endif()
+  set(${out_var} "${abi_MAJOR}.${abi_MINOR}" PARENT_SCOPE)
+endfunction()
+
+# The include dir holding plexus/plugin.h, from the PlexusSDK::headers target.
+function(_plexus_sdk_include_dir out_var)
+  if(NOT TARGET PlexusSDK::headers)
+    message(FATAL_ERROR "plexus_add_plugin: PlexusSDK::headers is not defined; "
+                        "use find_package(PlexusSDK) first")
+  endif()
+  get_target_property(dirs PlexusSDK::headers INTERFACE_INCLUDE_DIRECTORIES)
+  foreach(dir IN LISTS dirs)
+    string(REGEX REPLACE "^\\$<BUILD_INTERFACE:(.*)>$" "\\1" dir "${dir}")
+    if(EXISTS "${dir}/plexus/plugin.h")
+      set(${out_var} "${dir}" PARENT_SCOPE)
+      return()
+    endif()
+  endforeach()
+  message(FATAL_ERROR "plexus_add_plugin: plexus/plugin.h not under PlexusSDK::headers' "
+                      "include dirs (${dirs})")
+endfunction()
+
+function(plexus_add_plugin)
+  cmake_parse_arguments(PARSE_ARGV 0 arg "INSTALL" "NAME;VERSION;INSTALL_DESTINATION" "SOURCES")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "plexus_add_plugin: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT arg_NAME MATCHES "^[a-z][a-z0-9_]*$")
+    message(FATAL_ERROR "plexus_add_plugin: NAME '${arg_NAME}' must match [a-z][a-z0-9_]*")
+  endif()
+  if(NOT arg_SOURCES)
+    message(FATAL_ERROR "plexus_add_plugin(${arg_NAME}): no SOURCES")
+  endif()
+  set(version "${arg_VERSION}")
+  if(NOT version)
+    set(version "${PROJECT_VERSION}")
+  endif()
+  if(NOT version)
+    set(version "0.0.0")
+  endif()
+  set(out_dir "${PLEXUS_PLUGIN_OUTPUT_DIRECTORY}")
+  if(NOT out_dir)
+    set(out_dir "${CMAKE_CURRENT_BINARY_DIR}")
+  endif()
+  _plexus_sdk_include_dir(sdk_include)
+  plexus_abi_version("${sdk_include}" abi)
+
+  set(target plexus-${arg_NAME})
+  add_library(${target} MODULE ${arg_SOURCES})
+  target_link_libraries(${target} PRIVATE PlexusSDK::headers)
+  target_compile_definitions(${target} PRIVATE PLEXUS_PLUGIN_NAME="${arg_NAME}"
+                             PLEXUS_PLUGIN_VERSION="${version}")
+  set_target_properties(${target} PROPERTIES
+    PREFIX "lib" OUTPUT_NAME "plexus-${arg_NAME}" LIBRARY_OUTPUT_DIRECTORY "${out_dir}"
+    C_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  _plexus_export_only_entry(${target})
+
+  # The manifest the loader reads before it opens the library.
+  set(manifest "${out_dir}/${arg_NAME}.json")
+  file(GENERATE OUTPUT "${manifest}" CONTENT "{
+  \"name\": \"${arg_NAME}\",
+  \"library\": \"$<TARGET_FILE_NAME:${target}>\",
+  \"abi_version\": \"${abi}\",
+  \"plugin_version\": \"${version}\"
+}
+")
+  set_property(TARGET ${target} PROPERTY PLEXUS_PLUGIN_MANIFEST "${manifest}")
+
+  if(arg_INSTALL)
+    set(dest "${arg_INSTALL_DESTINATION}")
+    if(NOT dest)
+      set(dest "${CMAKE_INSTALL_LIBDIR}/plexus/plugins")
+    endif()
+    install(TARGETS ${target} LIBRARY DESTINATION "${dest}")
+    install(FILES "${manifest}" DESTINATION "${dest}")
+  endif()
+endfunction()
+
+# Keeps every symbol but plexus_plugin_entry local, including the weak ones
+# that inline code from other libraries' headers would otherwise export, and
+# fails the link if the plugin leaves symbols undefined (such as libplexus').
+function(_plexus_export_only_entry target)
+  if(APPLE)
+    target_link_options(${target} PRIVATE "LINKER:-exported_symbol,_plexus_plugin_entry")
+    return()
+  endif()
+  if(NOT CMAKE_SYSTEM_NAME MATCHES "Linux|BSD")
+    return()
+  endif()
+  set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}.exports")
+  file(WRITE "${script}.in" "{\n  global: plexus_plugin_entry;\n  local: *;\n};\n")
+  configure_file("${script}.in" "${script}" COPYONLY)
+  target_link_options(${target} PRIVATE "LINKER:--version-script=${script}")
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${script}")
+  # Sanitizer runtimes resolve at load time, so allow undefined symbols there.
+  if(NOT CMAKE_CXX_FLAGS MATCHES "-fsanitize" AND NOT CMAKE_C_FLAGS MATCHES "-fsanitize")
+    target_link_options(${target} PRIVATE "LINKER:--no-undefined")
+  endif()
+endfunction()

@@ -1,0 +1,99 @@
+// Errors in plugin code: sdk::Error carries the plexus_status the host gets;
+// guard() turns any exception into a status and a message, so none crosses
+// the C ABI.
+#pragma once
+
+#include <exception>
+#include <new>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "plexus/plugin.h"
+
+namespace plexus::sdk {
+
+// An error with the status the host receives for it.
+class Error : public std::runtime_error {
+ public:
+  Error(plexus_status status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  plexus_status status() const noexcept { return status_; }
+
+ private:
+  plexus_status status_;
+};
+
+// Throws Error(status, message).
+[[noreturn]] inline void fail(plexus_status status, const std::string& message) {
+  throw Error(status, message);
+}
+
+// The name of a status code, e.g. "out of memory".
+inline const char* status_name(plexus_status status) noexcept {
+  switch (status) {
+    case PLEXUS_OK:
+      return "ok";
+    case PLEXUS_ERROR_INVALID_ARGUMENT:
+      return "invalid argument";
+    case PLEXUS_ERROR_OUT_OF_MEMORY:
+      return "out of memory";
+    case PLEXUS_ERROR_UNSUPPORTED:
+      return "unsupported";
+    case PLEXUS_ERROR_NOT_FOUND:
+      return "not found";
+    case PLEXUS_ERROR_DEVICE:
+      return "device error";
+    case PLEXUS_ERROR_VERSION_MISMATCH:
+      return "version mismatch";
+    case PLEXUS_ERROR_INTERNAL:
+      return "internal error";
+    case PLEXUS_ERROR_IO:
+      return "i/o error";
+    default:
+      return "unknown status";
+  }
+}
+
+// Throws Error(status, "<what> failed: <status name>") unless status is PLEXUS_OK.
+inline void check(plexus_status status, const std::string& what) {
+  if (status != PLEXUS_OK) fail(status, what + " failed: " + status_name(status));
+}
+
+// Hands `message` to the host for the error status about to be returned.
+inline void set_error_message(const plexus_host_api* host, const char* message) noexcept {
+  if (host && host->set_error_message) host->set_error_message(host->host_ctx, message);
+}
+
+// Runs f() and returns PLEXUS_OK, or the status f returns if it returns one.
+// An exception becomes its status (Error), OUT_OF_MEMORY (std::bad_alloc) or
+// INTERNAL (anything else), with its message handed to host (may be NULL).
+template <typename F>
+plexus_status guard(const plexus_host_api* host, F&& f) noexcept {
+  using R = std::invoke_result_t<F&>;
+  static_assert(std::is_void_v<R> || std::is_convertible_v<R, plexus_status>,
+                "guard(): f must return void or a plexus_status");
+  try {
+    if constexpr (std::is_void_v<R>) {
+      f();
+      return PLEXUS_OK;
+    } else {
+      return static_cast<plexus_status>(f());
+    }
+  } catch (const Error& e) {
+    set_error_message(host, e.what());
+    return e.status();
+  } catch (const std::bad_alloc&) {
+    set_error_message(host, "out of host memory");
+    return PLEXUS_ERROR_OUT_OF_MEMORY;
+  } catch (const std::exception& e) {
+    set_error_message(host, e.what());
+    return PLEXUS_ERROR_INTERNAL;
+  } catch (...) {
+    set_error_message(host, "unknown exception in plugin code");
+    return PLEXUS_ERROR_INTERNAL;
+  }
+}
+
+}  // namespace plexus::sdk

@@ -1,0 +1,70 @@
+#include "arena.h"
+
+#include <cstdio>
+#include <plexus/plugin.hpp>
+#include <string>
+
+namespace toydev {
+namespace {
+
+namespace sdk = plexus::sdk;
+
+// Handles are tagged values no host pointer can equal: a non-canonical address
+// on x86-64 (it faults if the host ever dereferences one), with the device in
+// bits 40-47 and the block id below.
+constexpr uint64_t kTag = 0x7d00'0000'0000'0000ull, kTagMask = 0xff00'0000'0000'0000ull;
+constexpr uint64_t kIdMask = (1ull << 40) - 1;
+
+uint64_t encode(int32_t device, uint64_t id) {
+  return kTag | (uint64_t(device) << 40) | id;
+}
+
+std::string hex(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "%#llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+}  // namespace
+
+Arena::Arena(int32_t device, size_t capacity) : device_(device), capacity_(capacity) {}
+
+void* Arena::allocate(size_t nbytes) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (nbytes > capacity_ - used_)
+    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "toydev:" + std::to_string(device_) +
+                                              ": cannot allocate " + std::to_string(nbytes) +
+                                              " bytes: " + std::to_string(capacity_ - used_) +
+                                              " of " + std::to_string(capacity_) + " free");
+  uint64_t id = next_id_++;
+  blocks_[id].resize(nbytes);
+  used_ += nbytes;
+  return reinterpret_cast<void*>(encode(device_, id));
+}
+
+void Arena::deallocate(const void* handle) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = blocks_.find(reinterpret_cast<uint64_t>(handle) & kIdMask);
+  if (it == blocks_.end() || encode(device_, it->first) != reinterpret_cast<uint64_t>(handle))
+    return;
+  used_ -= it->second.size();
+  blocks_.erase(it);
+}
+
+std::byte* Arena::resolve(const void* handle, size_t offset, size_t nbytes) {
+  uint64_t h = reinterpret_cast<uint64_t>(handle);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = (h & kTagMask) == kTag ? blocks_.find(h & kIdMask) : blocks_.end();
+  if (it == blocks_.end() || encode(device_, it->first) != h)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:" + std::to_string(device_) + ": " + hex(h) +
+                                                 " is not a block of this device");
+  if (offset > it->second.size() || nbytes > it->second.size() - offset)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "toydev:" + std::to_string(device_) + ": bytes [" + std::to_string(offset) + ", " +
+                  std::to_string(offset + nbytes) + ") are outside a block of " +
+                  std::to_string(it->second.size()));
+  // The vector's buffer stays put while the block lives, map rehashing included.
+  return it->second.data() + offset;
+}
+
+}  // namespace toydev
