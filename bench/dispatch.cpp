@@ -1,6 +1,8 @@
 // Dispatch overhead: ns per call of a 1-element add through the whole
 // dispatcher (keys, meta function, output checks or allocation, kernel lookup)
-// to a trivial kernel. Usage: plexus-bench-dispatch [--json] [--iters N]
+// to a trivial kernel, registered in-process and then, through the C ABI, by
+// the bench_abi plugin; and the time to discover, load and initialise plugins.
+// Usage: plexus-bench-dispatch [--json] [--iters N]
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -10,6 +12,7 @@
 
 #include "plexus/dispatcher.h"
 #include "plexus/ops.h"
+#include "plexus/plugins.h"
 
 using namespace plexus;
 
@@ -62,6 +65,33 @@ int main(int argc, char** argv) {
       {"add_1elem_alloc", ns_per_call(iters, [&] { Tensor c = add(a, b); })},
       {"empty_1elem", ns_per_call(iters, [&] { Tensor c = empty({1}); })},
   };
+
+  // The same kernel behind the C ABI: the bench_abi plugin registers it.
+  Dispatcher::get().unregister_kernel("add.out", kCPU);
+  PluginLoadOptions only_bench;
+  only_bench.search_paths = {PLEXUS_BENCH_PLUGIN_DIR};
+  only_bench.use_environment = false;
+  only_bench.use_default_paths = false;
+  auto records = load_plugins(only_bench);
+  if (records.size() != 1 || records[0].state != PluginRecord::State::Loaded) {
+    std::fprintf(stderr, "bench_abi plugin did not load from %s: %s\n", PLEXUS_BENCH_PLUGIN_DIR,
+                 records.empty() ? "not found" : records[0].reason.c_str());
+    return 1;
+  }
+  rows.push_back({"add_1elem_out_abi", ns_per_call(iters, [&] { add_out(out, a, b); })});
+  rows.push_back({"add_1elem_alloc_abi", ns_per_call(iters, [&] { Tensor c = add(a, b); })});
+  unload_plugins();
+
+  // Discover, load and initialise every plugin of the build (the default
+  // search path, as `plexus devices` does), then unload: one run, cold.
+  auto t0 = std::chrono::steady_clock::now();
+  PluginLoadOptions build_plugins;
+  build_plugins.use_environment = false;
+  size_t found = load_plugins(build_plugins).size();
+  auto t1 = std::chrono::steady_clock::now();
+  unload_plugins();
+  rows.push_back({"load_build_plugins", std::chrono::duration<double, std::nano>(t1 - t0).count()});
+  std::fprintf(stderr, "load_build_plugins: %zu plugin(s) found on the default path\n", found);
   if (json) {
     std::printf("[");
     for (size_t i = 0; i < rows.size(); ++i)

@@ -198,17 +198,20 @@ Allocator& allocator_for(Device device) {
   }
   DeviceBackend& backend = device_backend(device.type);
   std::lock_guard lock(a.mutex);
-  auto& slot = a.all[{device.type, device.index}];
-  if (!slot) {
-    PLEXUS_CHECK(device.index >= 0 && device.index < backend.device_count(), ErrorCode::NotFound,
-                 "device {} does not exist ({} has {} device(s))", device.str(),
-                 device_type_name(device.type), backend.device_count());
-    if (backend.wants_caching_allocator())
-      slot = std::make_unique<CachingAllocator>(device, backend);
-    else
-      slot = std::make_unique<PassThroughAllocator>(device, backend);
-    if (device.type == kCPU && device.index == 0) a.host.store(slot.get());
+  auto it = a.all.find({device.type, device.index});
+  if (it != a.all.end()) return *it->second;
+  int count = backend.device_count();
+  if (device.index < 0 || device.index >= count) {
+    std::string why = count == 0 ? backend.unavailable_reason() : "";
+    fail(ErrorCode::NotFound, "device {} does not exist ({} has {} device(s){})", device.str(),
+         device_type_name(device.type), count, why.empty() ? "" : ": " + why);
   }
+  auto& slot = a.all[{device.type, device.index}];
+  if (backend.wants_caching_allocator())
+    slot = std::make_unique<CachingAllocator>(device, backend);
+  else
+    slot = std::make_unique<PassThroughAllocator>(device, backend);
+  if (device.type == kCPU && device.index == 0) a.host.store(slot.get());
   return *slot;
 }
 

@@ -11,12 +11,16 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <string>
 #include <vector>
 
 #include "plexus/device.h"
 #include "plexus/device_backend.h"
+#include "plexus/dispatcher.h"
 #include "plexus/error.h"
+#include "plexus/factories.h"
+#include "plexus/ops_elementwise.h"
 #include "plexus/plugin.h"
 #include "plexus/plugins.h"
 #include "support/error_of.h"
@@ -147,6 +151,43 @@ std::string abi(unsigned major, unsigned minor) {
 }
 const std::string kHostAbi = abi(PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR);
 
+// The backend of the device type `name`, or nullptr when none is registered.
+plexus::DeviceBackend* backend_of(const std::string& name) {
+  auto slot = plexus::find_device_type(name);
+  return slot ? plexus::find_device_backend(*slot) : nullptr;
+}
+
+// Checks that fixture_ok, loaded beside broken plugins, is loaded and answers.
+void check_fixture_ok_works(const Load& load) {
+  CHECK(load.of("fixture_ok.json").state == State::Loaded);
+  plexus::DeviceBackend* b = backend_of("fixture_ok");
+  REQUIRE(b != nullptr);
+  CHECK(b->device_count() == 0);
+  CHECK(b->unavailable_reason() == "fixture hardware is not present");
+}
+
+// Checks that fixture_abi10's device holds tensors and adds them, and that its
+// kernel's error reaches the caller. Its tensors are gone when this returns.
+void check_fixture_abi10_adds() {
+  plexus::Device dev = plexus::Device::parse("fixture_abi10:0");
+  REQUIRE(backend_of("fixture_abi10") != nullptr);
+  CHECK(backend_of("fixture_abi10")->device_count() == 1);
+  plexus::Tensor a = plexus::tensor<float>({1, 2, 3, 4, 5, 6}, {2, 3}).to(dev);
+  plexus::Tensor b = plexus::tensor<float>({10, 20, 30, 40, 50, 60}, {2, 3}).to(dev);
+  CHECK(a.device() == dev);
+  plexus::Tensor c = plexus::add(a, b, 2);
+  CHECK(c.device() == dev);
+  CHECK(c.tolist<float>() == std::vector<float>{21, 42, 63, 84, 105, 126});
+  plexus::Tensor back = c.cpu();
+  CHECK(back.device() == plexus::Device());
+  CHECK(back.tolist<float>() == std::vector<float>{21, 42, 63, 84, 105, 126});
+  // A broadcast input reaches the kernel with stride 0, which it refuses.
+  plexus::Tensor row = plexus::tensor<float>({1, 2, 3}, {3}).to(dev);
+  auto e = plexus::testing::error_of([&] { plexus::add(a, row); });
+  CHECK(e.code() == plexus::ErrorCode::Unsupported);
+  CHECK_THAT(e.what(), Contains("contiguous tensors only") && Contains("fixture_abi10:0"));
+}
+
 }  // namespace
 
 TEST_CASE("A good plugin loads, registers its backend and unloads", "[plugins]") {
@@ -204,15 +245,22 @@ TEST_CASE("Loading again needs an unload first", "[plugins]") {
 }
 
 TEST_CASE("A manifest of another ABI major is refused without loading", "[plugins]") {
+  std::string fixture = "fixture_abi_major";
+  unsigned major = PLEXUS_ABI_MAJOR + 1;
+  SECTION("an older major") {
+    fixture = "fixture_abi_old_major";
+    major = PLEXUS_ABI_MAJOR - 1;
+  }
   PluginDir dir;
-  dir.add("fixture_abi_major");
+  dir.add(fixture).add("fixture_ok");
   Load load(only({dir.str()}));
-  const PluginRecord& r = load.single();
+  const PluginRecord& r = load.of(fixture + ".json");
   CHECK(r.state == State::Failed);
-  CHECK(r.abi == abi(PLEXUS_ABI_MAJOR + 1, 0));
-  CHECK_THAT(r.reason, Contains(abi(PLEXUS_ABI_MAJOR + 1, 0)) && Contains(kHostAbi) &&
+  CHECK(r.abi == abi(major, 0));
+  CHECK_THAT(r.reason, Contains("built for plugin ABI " + abi(major, 0)) && Contains(kHostAbi) &&
                            Contains("major versions must match"));
   CHECK_FALSE(is_mapped(r.library));
+  check_fixture_ok_works(load);
 }
 
 TEST_CASE("A manifest of a newer ABI minor is refused, naming both versions", "[plugins]") {
@@ -228,6 +276,20 @@ TEST_CASE("A plugin whose ABI disagrees with its manifest is refused", "[plugins
   CHECK(r.state == State::Failed);
   CHECK_THAT(r.reason, Contains("built for ABI " + abi(PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR + 1)) &&
                            Contains("manifest says " + kHostAbi));
+}
+
+TEST_CASE("A plugin built for another ABI major than its manifest says is refused", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_abi_major_liar").add("fixture_ok");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.of("fixture_abi_major_liar.json");
+  CHECK(r.state == State::Failed);
+  CHECK(r.abi == kHostAbi);
+  CHECK_THAT(r.reason, Contains("built for ABI " + abi(PLEXUS_ABI_MAJOR + 1, 0)) &&
+                           Contains("manifest says " + kHostAbi));
+  CHECK(r.device_types.empty());
+  CHECK_FALSE(is_mapped(r.library));
+  check_fixture_ok_works(load);
 }
 
 TEST_CASE("A plugin whose name differs from its manifest's is refused", "[plugins]") {
@@ -267,6 +329,141 @@ TEST_CASE("A failing init is reported with the plugin's message and undone", "[p
   CHECK_FALSE(is_mapped(r.library));
   auto slot = plexus::find_device_type("fixture_init_fails");
   if (slot) CHECK(plexus::find_device_backend(*slot) == nullptr);
+}
+
+TEST_CASE("An exception thrown in an SDK plugin's init becomes its reason", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_init_throws").add("fixture_ok");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.of("fixture_init_throws.json");
+  CHECK(r.state == State::Failed);
+  CHECK_THAT(r.reason, Contains("plugin 'fixture_init_throws'") &&
+                           Contains("fixture firmware 0.3 is too old; 2.0 or newer is needed"));
+  CHECK(r.device_types.empty());
+  CHECK_FALSE(is_mapped(r.library));
+  CHECK(backend_of("fixture_broken") == nullptr);  // the backend it registered first is undone
+  check_fixture_ok_works(load);
+}
+
+TEST_CASE("A second plugin providing a device type already provided fails", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_dup_a").add("fixture_dup_b");
+  PluginLoadOptions o = only({dir.str()});
+  o.options["fixture_dup_a"] = {{"reason", "fixture_dup_a is asleep"}};
+  o.options["fixture_dup_b"] = {{"reason", "fixture_dup_b is asleep"}};
+  Load load(o);
+  REQUIRE(load.records.size() == 2);
+  const PluginRecord& first = load.of("fixture_dup_a.json");
+  const PluginRecord& second = load.of("fixture_dup_b.json");
+  CHECK(first.state == State::Loaded);
+  CHECK(first.device_types == std::vector<std::string>{"fixture_dup"});
+  CHECK(second.state == State::Failed);
+  CHECK_THAT(second.reason, Contains("plugin 'fixture_dup_b'") &&
+                                Contains("device type 'fixture_dup' is already provided"));
+  CHECK(second.device_types.empty());
+  CHECK_FALSE(is_mapped(second.library));
+  CHECK(is_mapped(first.library));
+  // The first plugin's backend is still the one registered, and answers.
+  plexus::DeviceBackend* b = backend_of("fixture_dup");
+  REQUIRE(b != nullptr);
+  CHECK(b->device_count() == 0);
+  CHECK(b->unavailable_reason() == "fixture_dup_a is asleep");
+}
+
+TEST_CASE("A kernel for an unknown op fails the plugin's init, naming the op", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_unknown_op").add("fixture_ok");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.of("fixture_unknown_op.json");
+  CHECK(r.state == State::Failed);
+  CHECK_THAT(r.reason,
+             Contains("plugin 'fixture_unknown_op'") && Contains("unknown op 'no_such_op.out'"));
+  CHECK_FALSE(is_mapped(r.library));
+  CHECK(backend_of("fixture_broken") == nullptr);
+  check_fixture_ok_works(load);
+}
+
+TEST_CASE("An op defined with a malformed schema fails the plugin's init", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_bad_schema").add("fixture_ok");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.of("fixture_bad_schema.json");
+  CHECK(r.state == State::Failed);
+  // The parser's message: the schema, the column and what it expected there.
+  std::string first_line = r.reason.substr(0, r.reason.find('\n'));
+  CHECK_THAT(first_line, Contains("plugin 'fixture_bad_schema'") &&
+                             Contains("schema 'fixture_bad_schema::twice(Tensor self -> Tensor'") &&
+                             Contains("column") && Contains("expected"));
+  CHECK(plexus::Dispatcher::get().find_op("fixture_bad_schema::twice") == nullptr);
+  CHECK_FALSE(is_mapped(r.library));
+  check_fixture_ok_works(load);
+}
+
+TEST_CASE("A manifest for another architecture is refused without loading", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_other_arch").add("fixture_ok");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.of("fixture_other_arch.json");
+  CHECK(r.state == State::Failed);
+  CHECK_THAT(r.reason, Contains("built for sparc64, but this host is") &&
+                           Contains((dir / "fixture_other_arch.json").string()));
+  CHECK_FALSE(is_mapped(r.library));
+  check_fixture_ok_works(load);
+}
+
+TEST_CASE("A library whose dependency is missing fails with the system's message", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_missing_dep");
+  fs::path lib = dir / "libplexus-fixture_missing_dep.so";
+  SECTION("without the dependency") {
+    dir.add("fixture_ok");
+    Load load(only({dir.str()}));
+    const PluginRecord& r = load.of("fixture_missing_dep.json");
+    CHECK(r.state == State::Failed);
+    CHECK_THAT(r.reason, Contains("cannot load " + lib.string()) && Contains("libfixture_dep.so") &&
+                             Contains("cannot open shared object file"));
+    CHECK_FALSE(is_mapped(lib));
+    check_fixture_ok_works(load);
+  }
+  SECTION("with the dependency beside it, the same library loads") {
+    fs::copy_file(kFixtures / "deps" / "libfixture_dep.so", dir / "libfixture_dep.so");
+    fs::permissions(dir / "libfixture_dep.so", fs::perms(0755));
+    Load load(only({dir.str()}));
+    CHECK(load.single().state == State::Loaded);
+    plexus::DeviceBackend* b = backend_of("fixture_ok");
+    REQUIRE(b != nullptr);
+    CHECK(b->unavailable_reason() == "fixture_dep was found");
+  }
+}
+
+TEST_CASE("A plugin without devices loads, and its reason reaches its backend", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_ok");
+  PluginLoadOptions o = only({dir.str()});
+  o.options["fixture_ok"] = {{"reason", "the fixture driver is missing"}};
+  Load load(o);
+  const PluginRecord& r = load.single();
+  CHECK(r.state == State::Loaded);
+  CHECK(r.reason.empty());
+  CHECK(r.device_types == std::vector<std::string>{"fixture_ok"});
+  plexus::DeviceBackend* b = backend_of("fixture_ok");
+  REQUIRE(b != nullptr);
+  CHECK(b->device_count() == 0);
+  CHECK(b->unavailable_reason() == "the fixture driver is missing");
+}
+
+TEST_CASE("A plugin built against the frozen ABI 1.0 header loads and computes", "[plugins]") {
+  PluginDir dir;
+  dir.add("fixture_abi10");
+  Load load(only({dir.str()}));
+  const PluginRecord& r = load.single();
+  CHECK(r.state == State::Loaded);
+  CHECK(r.abi == "1.0");
+  CHECK(r.device_types == std::vector<std::string>{"fixture_abi10"});
+  check_fixture_abi10_adds();
+  plexus::unload_plugins();
+  CHECK(backend_of("fixture_abi10") == nullptr);
+  CHECK_FALSE(is_mapped(r.library));
 }
 
 TEST_CASE("Files and directories writable by others are refused", "[plugins]") {
@@ -464,6 +661,48 @@ TEST_CASE("One bad plugin never stops the others", "[plugins]") {
   // Manifests are taken in file-name order.
   CHECK(fs::path(load.records.front().manifest).filename() == "fixture_abi_liar.json");
   CHECK(fs::path(load.records.back().manifest).filename() == "garbage.json");
+}
+
+TEST_CASE("Good plugins load and work beside bad ones", "[plugins]") {
+  // Each bad fixture and what its reason must say.
+  const std::map<std::string, std::string> bad = {
+      {"fixture_abi_major", "major versions must match"},
+      {"fixture_abi_old_major", "major versions must match"},
+      {"fixture_abi_major_liar", "but its manifest says"},
+      {"fixture_bad_schema", "schema 'fixture_bad_schema::twice"},
+      {"fixture_dup_b", "device type 'fixture_dup' is already provided"},
+      {"fixture_init_fails", "writable by others"},
+      {"fixture_init_throws", "fixture firmware 0.3 is too old"},
+      {"fixture_missing_dep", "cannot open shared object file"},
+      {"fixture_other_arch", "built for sparc64"},
+      {"fixture_unknown_op", "unknown op 'no_such_op.out'"},
+  };
+  const std::vector<std::string> good = {"fixture_abi10", "fixture_dup_a", "fixture_ok"};
+  PluginDir dir;
+  for (const auto& [fixture, reason] : bad) dir.add(fixture);
+  for (const std::string& fixture : good) dir.add(fixture);
+  fs::permissions(dir / "libplexus-fixture_init_fails.so", fs::perms(0757));
+  Load load(only({dir.str()}));
+  REQUIRE(load.records.size() == bad.size() + good.size());
+  for (const PluginRecord& r : load.records) {
+    INFO(r.manifest << ": " << r.reason);
+    if (auto it = bad.find(r.name); it != bad.end()) {
+      CHECK(r.state == State::Failed);
+      CHECK_THAT(r.reason, Contains(it->second));
+      CHECK_FALSE(is_mapped(r.library));
+    } else {
+      CHECK(r.state == State::Loaded);
+      CHECK(r.reason.empty());
+    }
+  }
+  check_fixture_ok_works(load);
+  REQUIRE(backend_of("fixture_dup") != nullptr);
+  CHECK(backend_of("fixture_dup")->unavailable_reason() == "fixture hardware is not present");
+  check_fixture_abi10_adds();
+  CHECK(backend_of("fixture_broken") == nullptr);
+  plexus::unload_plugins();
+  for (const std::string& fixture : good)
+    CHECK_FALSE(is_mapped(dir / ("libplexus-" + fixture + ".so")));
 }
 
 TEST_CASE("The search path: config, environment, then default directories", "[plugins]") {

@@ -1,6 +1,7 @@
 /* A good minimal plugin: one backend, "fixture_ok", that has no devices and
- * says why. Built under other names (FIXTURE_NAME) and ABI minors
- * (FIXTURE_ABI_MINOR) for fixtures whose manifests disagree with it.
+ * says why. Built under other plugin names (FIXTURE_NAME), backend names
+ * (FIXTURE_BACKEND) and ABI versions (FIXTURE_ABI_MAJOR, FIXTURE_ABI_MINOR) for
+ * fixtures that disagree with their manifests or with each other.
  * Options: "reason" replaces the unavailable reason; "shutdown_marker" is a
  * file that shutdown creates, so tests can see it ran. */
 #include <stdio.h>
@@ -9,6 +10,12 @@
 
 #ifndef FIXTURE_NAME
 #define FIXTURE_NAME "fixture_ok"
+#endif
+#ifndef FIXTURE_BACKEND
+#define FIXTURE_BACKEND "fixture_ok"
+#endif
+#ifndef FIXTURE_ABI_MAJOR
+#define FIXTURE_ABI_MAJOR PLEXUS_ABI_MAJOR
 #endif
 #ifndef FIXTURE_ABI_MINOR
 #define FIXTURE_ABI_MINOR PLEXUS_ABI_MINOR
@@ -30,7 +37,7 @@ static plexus_status init(const plexus_host_api* host, void** state) {
   (void)state;
   g_reason = reason != NULL ? reason : kDefaultReason;
   g_shutdown_marker = host->get_option(host->host_ctx, "shutdown_marker");
-  g_backend = stub_backend("fixture_ok", unavailable_reason);
+  g_backend = stub_backend(FIXTURE_BACKEND, unavailable_reason);
   return host->register_backend(host->host_ctx, &g_backend, &slot);
 }
 
@@ -41,7 +48,7 @@ static void shutdown(void* state) {
 }
 
 static const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
-                                          PLEXUS_ABI_MAJOR,
+                                          FIXTURE_ABI_MAJOR,
                                           FIXTURE_ABI_MINOR,
                                           FIXTURE_NAME,
                                           "0.1.0",

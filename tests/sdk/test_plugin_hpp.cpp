@@ -363,3 +363,19 @@ TEST_CASE("sdk::Backend fills the backend table from a class's members", "[sdk]"
   CHECK(host.kernel(host.kernel_user_data, &call) == PLEXUS_OK);
   CHECK(b.live == 1000);
 }
+
+TEST_CASE("sdk::guard keeps the host's reason when a host call was refused", "[sdk]") {
+  FakeHost host;
+  host.refuse = PLEXUS_ERROR_NOT_FOUND;
+  // The host sets its reason as it refuses; guard must not replace it.
+  host.api.register_kernel = [](void* ctx, int32_t, const char* op, uint32_t, plexus_kernel_fn,
+                                void*) {
+    FakeHost::self(ctx).last_error = std::string("unknown op '") + op + "'";
+    return FakeHost::self(ctx).refuse;
+  };
+  plexus_status st = sdk::guard(&host.api, [&] {
+    sdk::register_kernel<&throwing_kernel>(&host.api, 1, "no_such.out", 1u);
+  });
+  CHECK(st == PLEXUS_ERROR_NOT_FOUND);
+  CHECK(host.last_error == "unknown op 'no_such.out'");
+}

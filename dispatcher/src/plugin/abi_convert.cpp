@@ -4,18 +4,6 @@
 
 namespace plexus {
 
-plexus_tensor to_abi_tensor(const Tensor& t) {
-  plexus_tensor a{};
-  a.storage = t.storage()->data();
-  a.offset = t.storage_offset();
-  a.sizes = t.sizes().data();
-  a.strides = t.strides().data();
-  a.ndim = static_cast<int32_t>(t.dim());
-  a.dtype = static_cast<plexus_dtype>(t.dtype());
-  a.device_index = t.device().index;
-  return a;
-}
-
 namespace {
 plexus_scalar to_abi_scalar(Scalar s) {
   plexus_scalar a{};
@@ -30,31 +18,43 @@ plexus_scalar to_abi_scalar(Scalar s) {
 }
 }  // namespace
 
-AbiArgs::AbiArgs(const KernelCall& call) {
-  // Tensors first, so the pointers values_ take stay put.
+AbiArgs::AbiArgs(const KernelCall& call) : size_(call.args.size()) {
   size_t ntensors = 0;
   for (const Value& v : call.args) {
     if (v.tag() == Value::Tag::Tensor) ntensors++;
     else if (v.tag() == Value::Tag::TensorList) ntensors += v.to_tensor_list().size();
   }
-  tensors_.reserve(ntensors);
-  values_.resize(call.args.size());
-  for (size_t i = 0; i < call.args.size(); ++i) {
+  values_ = inline_values_;
+  if (size_ > kInline) {
+    heap_values_.resize(size_);
+    values_ = heap_values_.data();
+  }
+  plexus_tensor* tensors = inline_tensors_;
+  if (ntensors > kInline) {
+    heap_tensors_.resize(ntensors);
+    tensors = heap_tensors_.data();
+  }
+  size_t nt = 0;
+  for (size_t i = 0; i < size_; ++i) {
     const Value& v = call.args[i];
     plexus_value& a = values_[i];
-    a = plexus_value{};
+    a.reserved = 0;
     switch (v.tag()) {
-      case Value::Tag::None: a.tag = PLEXUS_VALUE_NONE; break;
+      case Value::Tag::None:
+        a.tag = PLEXUS_VALUE_NONE;
+        a.u.i = 0;
+        break;
       case Value::Tag::Tensor:
         a.tag = PLEXUS_VALUE_TENSOR;
-        a.u.tensor = &tensors_.emplace_back(to_abi_tensor(v.to_tensor()));
+        tensors[nt] = to_abi_tensor(v.to_tensor());
+        a.u.tensor = &tensors[nt++];
         break;
       case Value::Tag::TensorList: {
         a.tag = PLEXUS_VALUE_TENSOR_LIST;
         auto list = v.to_tensor_list();
-        a.u.tensor_list.items = tensors_.data() + tensors_.size();
+        a.u.tensor_list.items = tensors + nt;
         a.u.tensor_list.count = static_cast<int64_t>(list.size());
-        for (const Tensor& t : list) tensors_.push_back(to_abi_tensor(t));
+        for (const Tensor& t : list) tensors[nt++] = to_abi_tensor(t);
         break;
       }
       case Value::Tag::Scalar:
@@ -116,7 +116,9 @@ Error plugin_error(plexus_status status, const std::string& plugin, const std::s
   if (message.empty())
     message = fmt::format("{} returned status {} ({}) without a message", what, status,
                           error_code_name(code));
-  return Error(code, fmt::format("plugin '{}': {}", plugin, message));
+  std::string prefix = fmt::format("plugin '{}': ", plugin);
+  if (message.rfind(prefix, 0) == 0) return Error(code, message);  // the host's own words
+  return Error(code, prefix + message);
 }
 
 }  // namespace plexus

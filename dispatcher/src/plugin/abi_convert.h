@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include <boost/container/small_vector.hpp>
+#include <vector>
 
 #include "plexus/error.h"
 #include "plexus/kernel.h"
@@ -14,19 +14,39 @@ namespace plexus {
 
 // The ABI's description of a tensor; its sizes and strides point into `t`,
 // valid while t is alive.
-plexus_tensor to_abi_tensor(const Tensor& t);
+inline plexus_tensor to_abi_tensor(const Tensor& t) {
+  plexus_tensor a;
+  a.storage = t.storage()->data();
+  a.offset = t.storage_offset();
+  a.sizes = t.sizes().data();
+  a.strides = t.strides().data();
+  a.ndim = static_cast<int32_t>(t.dim());
+  a.dtype = static_cast<plexus_dtype>(t.dtype());
+  a.device_index = t.device().index;
+  a.reserved = 0;
+  return a;
+}
 
 // A kernel call's arguments as plexus_values, with the plexus_tensors they
 // point to; valid while the KernelCall is.
 class AbiArgs {
  public:
   explicit AbiArgs(const KernelCall& call);
-  const plexus_value* values() const { return values_.data(); }
-  size_t size() const { return values_.size(); }
+  AbiArgs(const AbiArgs&) = delete;
+  AbiArgs& operator=(const AbiArgs&) = delete;
+  const plexus_value* values() const { return values_; }
+  size_t size() const { return size_; }
 
  private:
-  boost::container::small_vector<plexus_value, 12> values_;
-  boost::container::small_vector<plexus_tensor, 8> tensors_;
+  // Calls fit the inline arrays (left uninitialized: every used slot is
+  // written); long tensor lists (cat) spill to the heap.
+  static constexpr size_t kInline = 16;
+  plexus_value inline_values_[kInline];
+  plexus_tensor inline_tensors_[kInline];
+  std::vector<plexus_value> heap_values_;
+  std::vector<plexus_tensor> heap_tensors_;
+  plexus_value* values_;
+  size_t size_;
 };
 
 // Keeps a message for the error status the plugin returns next on this thread.

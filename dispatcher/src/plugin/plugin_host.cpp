@@ -56,7 +56,9 @@ plexus_status guarded(HostContext& h, const char* what, F&& f) {
     return PLEXUS_OK;
   } catch (const Error& e) {
     h.logger->debug("{}: {}", what, e.what());
-    set_plugin_error_message(e.what());
+    // One line for records and `plexus doctor` (a schema error adds a caret diagram).
+    std::string m = e.what();
+    set_plugin_error_message(m.substr(0, m.find('\n')));
     return static_cast<plexus_status>(e.code());
   } catch (const std::exception& e) {
     h.logger->error("{}: {}", what, e.what());
@@ -141,12 +143,12 @@ plexus_status host_define_op(void* ctx, const char* schema_text) {
     PLEXUS_CHECK(schema_text != nullptr, ErrorCode::InvalidArgument,
                  "define_op got a null schema");
     std::string_view text(schema_text);
-    PLEXUS_CHECK(text.find("::") != std::string_view::npos, ErrorCode::InvalidArgument,
-                 "plugin '{}': op '{}' must be in the plugin's own namespace ('{}::name(...)')",
-                 h.plugin->name, text, h.plugin->name);
     // Ops outlive their plugin (callers may hold them), so a plugin loaded
     // again finds its ops already there: the same schema is accepted as is.
     Schema schema = parse_schema(text);
+    PLEXUS_CHECK(schema.ns == h.plugin->name, ErrorCode::InvalidArgument,
+                 "plugin '{}': op '{}' must be in the plugin's own namespace ('{}::name(...)')",
+                 h.plugin->name, schema.full_name(), h.plugin->name);
     Dispatcher& d = Dispatcher::get();
     if (const Operator* old = d.find_op(schema.full_name())) {
       PLEXUS_CHECK(old->schema().str() == schema.str(), ErrorCode::InvalidArgument,

@@ -17,12 +17,16 @@ namespace plexus::sdk {
 // An error with the status the host receives for it.
 class Error : public std::runtime_error {
  public:
-  Error(plexus_status status, const std::string& message)
-      : std::runtime_error(message), status_(status) {}
+  Error(plexus_status status, const std::string& message, bool host_reported = false)
+      : std::runtime_error(message), status_(status), host_reported_(host_reported) {}
   plexus_status status() const noexcept { return status_; }
+  // True when the status came from a host function, which has already set
+  // the message the caller will see; guard() then leaves it alone.
+  bool host_reported() const noexcept { return host_reported_; }
 
  private:
   plexus_status status_;
+  bool host_reported_;
 };
 
 // Throws Error(status, message).
@@ -56,9 +60,11 @@ inline const char* status_name(plexus_status status) noexcept {
   }
 }
 
-// Throws Error(status, "<what> failed: <status name>") unless status is PLEXUS_OK.
+// For the status a host function returned: throws Error(status, "<what>
+// failed: <status name>") unless it is PLEXUS_OK. The host has already set the
+// real reason for the caller, so guard() keeps that one.
 inline void check(plexus_status status, const std::string& what) {
-  if (status != PLEXUS_OK) fail(status, what + " failed: " + status_name(status));
+  if (status != PLEXUS_OK) throw Error(status, what + " failed: " + status_name(status), true);
 }
 
 // Hands `message` to the host for the error status about to be returned.
@@ -82,7 +88,7 @@ plexus_status guard(const plexus_host_api* host, F&& f) noexcept {
       return static_cast<plexus_status>(f());
     }
   } catch (const Error& e) {
-    set_error_message(host, e.what());
+    if (!e.host_reported()) set_error_message(host, e.what());
     return e.status();
   } catch (const std::bad_alloc&) {
     set_error_message(host, "out of host memory");
