@@ -72,12 +72,15 @@ int main(int argc, char** argv) {
   only_bench.search_paths = {PLEXUS_BENCH_PLUGIN_DIR};
   only_bench.use_environment = false;
   only_bench.use_default_paths = false;
+  auto l0 = std::chrono::steady_clock::now();
   auto records = load_plugins(only_bench);
+  auto l1 = std::chrono::steady_clock::now();
   if (records.size() != 1 || records[0].state != PluginRecord::State::Loaded) {
     std::fprintf(stderr, "bench_abi plugin did not load from %s: %s\n", PLEXUS_BENCH_PLUGIN_DIR,
                  records.empty() ? "not found" : records[0].reason.c_str());
     return 1;
   }
+  rows.push_back({"load_one_plugin", std::chrono::duration<double, std::nano>(l1 - l0).count()});
   rows.push_back({"add_1elem_out_abi", ns_per_call(iters, [&] { add_out(out, a, b); })});
   rows.push_back({"add_1elem_alloc_abi", ns_per_call(iters, [&] { Tensor c = add(a, b); })});
   unload_plugins();
@@ -100,8 +103,8 @@ int main(int argc, char** argv) {
                   i ? ", " : "", rows[i].name, rows[i].ns);
     std::printf("]\n");
   } else {
-    std::printf("%-18s %-8s %12s\n", "name", "device", "ns/call");
-    for (const Row& r : rows) std::printf("%-18s %-8s %12.1f\n", r.name, "cpu", r.ns);
+    std::printf("%-20s %-8s %14s\n", "name", "device", "ns/call");
+    for (const Row& r : rows) std::printf("%-20s %-8s %14.1f\n", r.name, "cpu", r.ns);
   }
   return 0;
 }
