@@ -11,7 +11,7 @@
 #   for plexus_plugin_info to agree with the manifest;
 # - output into ${PLEXUS_PLUGIN_OUTPUT_DIRECTORY} when set, else the current
 #   binary dir, with the manifest <name>.json beside the library:
-#   {"name", "library", "abi_version": "<major>.<minor>" of plugin.h, "plugin_version"};
+#   {"name", "library", "abi_version": "<major>.<minor>" of plugin.h, "plugin_version", "arch"};
 # - with INSTALL, both go to INSTALL_DESTINATION (default
 #   ${CMAKE_INSTALL_LIBDIR}/plexus/plugins, where plexus looks for them).
 # VERSION defaults to PROJECT_VERSION, else 0.0.0.
@@ -89,13 +89,21 @@ function(plexus_add_plugin)
     C_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   _plexus_export_only_entry(${target})
 
-  # The manifest the loader reads before it opens the library.
+  # The manifest the loader reads before it opens the library; "arch" lets a
+  # host refuse a plugin built for another processor without opening it.
+  string(TOLOWER "${CMAKE_SYSTEM_PROCESSOR}" arch)
+  if(arch STREQUAL "amd64")
+    set(arch "x86_64")
+  elseif(arch STREQUAL "arm64")
+    set(arch "aarch64")
+  endif()
   set(manifest "${out_dir}/${arg_NAME}.json")
   file(GENERATE OUTPUT "${manifest}" CONTENT "{
   \"name\": \"${arg_NAME}\",
   \"library\": \"$<TARGET_FILE_NAME:${target}>\",
   \"abi_version\": \"${abi}\",
-  \"plugin_version\": \"${version}\"
+  \"plugin_version\": \"${version}\",
+  \"arch\": \"${arch}\"
 }
 ")
   set_property(TARGET ${target} PROPERTY PLEXUS_PLUGIN_MANIFEST "${manifest}")

@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "commands.h"
 #include "plexus/device_backend.h"
@@ -70,9 +71,11 @@ int devices(bool json) {
     return 0;
   }
   fmt::print("{:<12} {:<12} {:<10} {}\n", "DEVICE", "TYPE", "MEMORY", "NAME");
-  auto print_devices = [](const nlohmann::json& devs) {
+  std::set<std::string> shown;  // the cpu is the core's and maybe a plugin's: list it once
+  auto print_devices = [&](const nlohmann::json& devs) {
     for (auto& d : devs)
-      fmt::print("{:<12} {:<12} {:<10} {}\n", d["device"].get<std::string>(),
+      if (shown.insert(d["device"].get<std::string>()).second)
+        fmt::print("{:<12} {:<12} {:<10} {}\n", d["device"].get<std::string>(),
                  d["type"].get<std::string>(), gib(d["memory_bytes"].get<size_t>()),
                  d["name"].get<std::string>());
   };

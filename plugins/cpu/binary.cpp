@@ -1,0 +1,8 @@
+// Kernels of this family; not written yet.
+#include "kernels.h"
+
+namespace plexus::cpu {
+
+void register_binary(const Registrar&) {}
+
+}  // namespace plexus::cpu
