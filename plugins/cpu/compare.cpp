@@ -1,8 +1,72 @@
-// Kernels of this family; not written yet.
+// Comparisons eq, ne, lt, le, gt, ge (tensor and scalar forms, bool results)
+// and where. Operands arrive in the promoted dtype (call.dtype); a scalar
+// other is converted to it first, as PyTorch converts a wrapped number.
+#include <functional>
+
+#include "elementwise.h"
 #include "kernels.h"
 
 namespace plexus::cpu {
+namespace {
 
-void register_compare(const Registrar&) {}
+// name.Tensor_out(self, other, *, out) with Cmp one of std::equal_to, ...
+template <typename Cmp>
+void compare_tensor_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    map2([](C a, C b) { return Cmp{}(a, b); }, output<bool>(args, 2), input<T>(args, 0),
+         input<T>(args, 1));
+  });
+}
+
+// name.Scalar_out(self, other, *, out)
+template <typename Cmp>
+void compare_scalar_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    C other = static_cast<C>(scalar_to<T>(args.scalar(1)));
+    map([other](C a) { return Cmp{}(a, other); }, output<bool>(args, 2), input<T>(args, 0));
+  });
+}
+
+// where.self_out(condition, self, other, *, out): condition is bool, self and
+// other are in call.dtype.
+void where_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  auto condition = input<bool>(args, 0);
+  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    auto self = input<T>(args, 1), other = input<T>(args, 2);
+    auto out = output<T>(args, 3);
+    if (is_single_value(other) && out.numel() > 0) {  // where(mask, x, 0): keep the loop dense
+      T b = other.data()[0];
+      map([b](bool c, T a) { return c ? a : b; }, out, condition, self);
+    } else {
+      map([](bool c, T a, T b) { return c ? a : b; }, out, condition, self, other);
+    }
+  });
+}
+
+template <typename Cmp>
+void register_comparison(const Registrar& r, const char* tensor_op, const char* scalar_op) {
+  sdk::register_kernel<&compare_tensor_out<Cmp>>(r.host, r.slot, tensor_op, kAllTypes);
+  sdk::register_kernel<&compare_scalar_out<Cmp>>(r.host, r.slot, scalar_op, kAllTypes);
+}
+
+}  // namespace
+
+void register_compare(const Registrar& r) {
+  register_comparison<std::equal_to<>>(r, "eq.Tensor_out", "eq.Scalar_out");
+  register_comparison<std::not_equal_to<>>(r, "ne.Tensor_out", "ne.Scalar_out");
+  register_comparison<std::less<>>(r, "lt.Tensor_out", "lt.Scalar_out");
+  register_comparison<std::less_equal<>>(r, "le.Tensor_out", "le.Scalar_out");
+  register_comparison<std::greater<>>(r, "gt.Tensor_out", "gt.Scalar_out");
+  register_comparison<std::greater_equal<>>(r, "ge.Tensor_out", "ge.Scalar_out");
+  sdk::register_kernel<&where_out>(r.host, r.slot, "where.self_out", kAllTypes);
+}
 
 }  // namespace plexus::cpu

@@ -1,8 +1,790 @@
-// Kernels of this family; not written yet.
+// Neural-network kernels: softmax and log_softmax, layer_norm, max_pool2d,
+// embedding.
+//
+// softmax and layer_norm work on rows: the elements along `dim` (softmax) or
+// the trailing normalized dims (layer_norm), in parallel over rows. A dense
+// float row is read and written in place; any other row (strided, or Half,
+// BFloat16) is gathered into a per-thread buffer in its compute type first.
+#include <immintrin.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <type_traits>
+#include <vector>
+
 #include "kernels.h"
+#include "parallel.h"
 
 namespace plexus::cpu {
+namespace {
 
-void register_nn(const Registrar&) {}
+using sdk::BFloat16;
+using sdk::Half;
+
+// ---- Rows of a tensor -----------------------------------------------------
+
+// n elements p[0], p[s], ... as their compute type C, into dst.
+template <typename C, typename T>
+void gather(const T* p, int64_t n, int64_t s, C* dst) {
+#ifdef __F16C__
+  if constexpr (std::is_same_v<T, Half>) {
+    if (s == 1) {
+      int64_t i = 0;
+      for (; i + 8 <= n; i += 8)
+        _mm256_storeu_ps(dst + i,
+                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+      for (; i < n; ++i) dst[i] = _cvtsh_ss(p[i].bits);
+      return;
+    }
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(p[i * s]);
+}
+
+// n values of src into p[0], p[s], ... as T, rounded once to nearest even.
+template <typename T, typename C>
+void scatter(const C* src, int64_t n, T* p, int64_t s) {
+#ifdef __F16C__
+  if constexpr (std::is_same_v<T, Half>) {
+    int64_t i = 0;
+    if (s == 1)
+      for (; i + 8 <= n; i += 8)
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i),
+                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
+    for (; i < n; ++i) p[i * s] = Half::from_bits(_cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT));
+    return;
+  }
+#endif
+  for (int64_t i = 0; i < n; ++i) p[i * s] = T(src[i]);
+}
+
+// The dims that index rows (all but the row's own), with their strides in
+// the input and the output; offsets() finds a row by its row-major number.
+struct RowIndex {
+  int32_t ndim = 0;
+  int64_t size[sdk::kMaxIterDims];
+  int64_t in_stride[sdk::kMaxIterDims];
+  int64_t out_stride[sdk::kMaxIterDims];
+  int64_t count = 1;
+
+  void push(int64_t n, int64_t si, int64_t so) {
+    size[ndim] = n;
+    in_stride[ndim] = si;
+    out_stride[ndim] = so;
+    ++ndim;
+    count *= n;
+  }
+  // The offsets of row r in the input and the output.
+  void offsets(int64_t r, int64_t& in, int64_t& out) const {
+    in = out = 0;
+    for (int32_t d = ndim - 1; d >= 0; --d) {
+      int64_t i = r % size[d];
+      r /= size[d];
+      in += i * in_stride[d];
+      out += i * out_stride[d];
+    }
+  }
+};
+
+// Calls f(part, begin, end) on `parts` disjoint ranges of [0, n) in parallel,
+// where parts = parts_for(n); `part` indexes per-part scratch.
+int64_t parts_for(int64_t n) {
+  return std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), n));
+}
+template <typename F>
+void parallel_parts(int64_t n, int64_t cost_per_item, F f) {
+  int64_t parts = parts_for(n);
+  parallel_for(parts, std::max<int64_t>(1, n / parts) * cost_per_item, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) f(p, n * p / parts, n * (p + 1) / parts);
+  });
+}
+
+// The trailing k dims of t as one dense run (size-1 dims aside).
+bool trailing_dense(const plexus_tensor& t, int32_t k) {
+  int64_t expected = 1;
+  for (int32_t d = t.ndim - 1; d >= t.ndim - k; --d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expected) return false;
+    expected *= t.sizes[d];
+  }
+  return true;
+}
+
+void check_dims(const plexus_tensor& t, const char* op) {
+  if (t.ndim > sdk::kMaxIterDims)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(op) + ": " + std::to_string(t.ndim) +
+                                            " dims (at most " + std::to_string(sdk::kMaxIterDims) +
+                                            ")");
+}
+
+// ---- Row arithmetic in float and double -----------------------------------
+
+// Lanes that keep row loops vectorized: four 256-bit registers.
+template <typename C>
+inline constexpr int kLanes = 128 / sizeof(C);
+
+// The largest of n values (NaN skipped; a NaN row still ends as NaN through
+// the sum of exponentials).
+template <typename C>
+C row_max(const C* x, int64_t n) {
+  constexpr int L = kLanes<C>;
+  C acc[L];
+  for (int l = 0; l < L; ++l) acc[l] = -std::numeric_limits<C>::infinity();
+  int64_t i = 0;
+  for (; i + L <= n; i += L)
+    for (int l = 0; l < L; ++l) acc[l] = x[i + l] > acc[l] ? x[i + l] : acc[l];
+  for (; i < n; ++i) acc[0] = x[i] > acc[0] ? x[i] : acc[0];
+  for (int l = 1; l < L; ++l) acc[0] = acc[l] > acc[0] ? acc[l] : acc[0];
+  return acc[0];
+}
+
+// The sum of f(x[i]) over n values: lanes within blocks, the blocks' sums
+// added in double.
+template <typename C, typename F>
+double row_sum(const C* x, int64_t n, F f) {
+  constexpr int L = kLanes<C>;
+  constexpr int64_t kBlock = 4096;
+  double total = 0;
+  for (int64_t b = 0; b < n; b += kBlock) {
+    int64_t e = std::min(n, b + kBlock);
+    C acc[L] = {};
+    int64_t i = b;
+    for (; i + L <= e; i += L)
+      for (int l = 0; l < L; ++l) acc[l] += f(x[i + l]);
+    for (; i < e; ++i) acc[0] += f(x[i]);
+    for (int w = L / 2; w > 0; w /= 2)
+      for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
+    total += acc[0];
+  }
+  return total;
+}
+
+// e^t for the t = x - max of a softmax row: t <= 0, or NaN (which stays NaN).
+// Cephes' polynomial, within 2 ulp. The float rows take 16 lanes where the
+// cpu has AVX-512 (results down to the subnormals), else 8 (results below the
+// normal floats become 0).
+namespace fexp {
+constexpr float kLow = -88.0f;  // AVX2 keeps 2^n normal or 0: n >= -127
+constexpr float kLog2e = 1.44269504088896341f;
+constexpr float kLn2Hi = 0.693359375f, kLn2Lo = -2.12194440e-4f;
+constexpr float kMagic = 12582912.0f;  // 1.5 * 2^23: adding it rounds to an integer
+constexpr float kC[8] = {1.0f,
+                         1.0f,
+                         5.0000001201e-1f,
+                         1.6666665459e-1f,
+                         4.1665795894e-2f,
+                         8.3334519073e-3f,
+                         1.3981999507e-3f,
+                         1.9875691500e-4f};
+}  // namespace fexp
+
+#if defined(__AVX2__) && defined(__FMA__)
+inline __m256 exp_nonpositive(__m256 t) {
+  using namespace fexp;
+  t = _mm256_max_ps(_mm256_set1_ps(kLow), t);  // the second operand wins for NaN: NaN stays
+  __m256 j = _mm256_fmadd_ps(t, _mm256_set1_ps(kLog2e), _mm256_set1_ps(kMagic));
+  __m256 n = _mm256_sub_ps(j, _mm256_set1_ps(kMagic));
+  __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Hi), t);
+  r = _mm256_fnmadd_ps(n, _mm256_set1_ps(kLn2Lo), r);
+  __m256 p = _mm256_set1_ps(kC[7]);
+  for (int k = 6; k >= 0; --k) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kC[k]));
+  // 2^n: n sits in j's low mantissa bits; move it to the exponent and bias it.
+  __m256i scale = _mm256_add_epi32(_mm256_slli_epi32(_mm256_castps_si256(j), 23),
+                                   _mm256_set1_epi32(0x3f800000));
+  return _mm256_mul_ps(p, _mm256_castsi256_ps(scale));
+}
+
+// Sums e^(x - m) over n floats, storing each into y when Store.
+template <bool Store>
+float exp_sum_avx2(const float* x, float* y, int64_t n, float m) {
+  const __m256 vm = _mm256_set1_ps(m);
+  __m256 s0 = _mm256_setzero_ps(), s1 = _mm256_setzero_ps();
+  int64_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    __m256 e0 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + i), vm));
+    __m256 e1 = exp_nonpositive(_mm256_sub_ps(_mm256_loadu_ps(x + i + 8), vm));
+    if constexpr (Store) {
+      _mm256_storeu_ps(y + i, e0);
+      _mm256_storeu_ps(y + i + 8, e1);
+    }
+    s0 = _mm256_add_ps(s0, e0);
+    s1 = _mm256_add_ps(s1, e1);
+  }
+  for (; i < n; i += 8) {  // the last 1..15 elements, 8 at a time, masked
+    int64_t k = std::min<int64_t>(8, n - i);
+    __m256i mask = _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(k)),
+                                      _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 e = exp_nonpositive(_mm256_sub_ps(_mm256_maskload_ps(x + i, mask), vm));
+    e = _mm256_and_ps(e, _mm256_castsi256_ps(mask));
+    if constexpr (Store) _mm256_maskstore_ps(y + i, mask, e);
+    s0 = _mm256_add_ps(s0, e);
+  }
+  __m256 s = _mm256_add_ps(s0, s1);
+  __m128 h = _mm_add_ps(_mm256_castps256_ps128(s), _mm256_extractf128_ps(s, 1));
+  h = _mm_add_ps(h, _mm_movehl_ps(h, h));
+  h = _mm_add_ss(h, _mm_movehdup_ps(h));
+  return _mm_cvtss_f32(h);
+}
+
+#define PLEXUS_CPU_AVX512 __attribute__((target("avx512f")))
+
+PLEXUS_CPU_AVX512 inline __m512 exp_nonpositive(__m512 t) {
+  using namespace fexp;
+  // Below -104 (and for -inf) scalef gives 0; the masked forms avoid GCC 12's
+  // uninitialized-source warnings in the unmasked intrinsics.
+  t = _mm512_maskz_max_ps(0xffff, _mm512_set1_ps(-110.0f), t);
+  __m512 j = _mm512_fmadd_ps(t, _mm512_set1_ps(kLog2e), _mm512_set1_ps(kMagic));
+  __m512 n = _mm512_sub_ps(j, _mm512_set1_ps(kMagic));
+  __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Hi), t);
+  r = _mm512_fnmadd_ps(n, _mm512_set1_ps(kLn2Lo), r);
+  __m512 p = _mm512_set1_ps(kC[7]);
+  for (int k = 6; k >= 0; --k) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kC[k]));
+  return _mm512_maskz_scalef_ps(0xffff, p, n);  // p * 2^n
+}
+
+template <bool Store>
+PLEXUS_CPU_AVX512 float exp_sum_avx512(const float* x, float* y, int64_t n, float m) {
+  const __m512 vm = _mm512_set1_ps(m);
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 e0 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+    __m512 e1 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
+    if constexpr (Store) {
+      _mm512_storeu_ps(y + i, e0);
+      _mm512_storeu_ps(y + i + 16, e1);
+    }
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+  }
+  for (; i < n; i += 16) {  // the last 1..31 elements, 16 at a time, masked
+    int64_t k = std::min<int64_t>(16, n - i);
+    __mmask16 mask = static_cast<__mmask16>((1u << k) - 1);
+    __m512 e = exp_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + i), vm));
+    e = _mm512_maskz_mov_ps(mask, e);
+    if constexpr (Store) _mm512_mask_storeu_ps(y + i, mask, e);
+    s0 = _mm512_add_ps(s0, e);
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, _mm512_add_ps(s0, s1));
+  float sum = 0;
+  for (float v : lanes) sum += v;
+  return sum;
+}
+
+// The largest of 16 lanes.
+PLEXUS_CPU_AVX512 inline float max_lanes(__m512 v) {
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, v);
+  float m = lanes[0];
+  for (float x : lanes) m = x > m ? x : m;
+  return m;
+}
+
+// softmax or log_softmax of a float row, 16 lanes at a time.
+PLEXUS_CPU_AVX512 void softmax_row_avx512(const float* x, float* y, int64_t n, bool log) {
+  const __m512 low = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 m0 = low, m1 = low, m2 = low, m3 = low;
+  int64_t i = 0;
+  for (; i + 64 <= n; i += 64) {  // NaN skipped: max takes its second operand then
+    m0 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i), m0);
+    m1 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 16), m1);
+    m2 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 32), m2);
+    m3 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 48), m3);
+  }
+  for (; i < n; i += 16) {
+    __mmask16 mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, n - i)) - 1);
+    m0 = _mm512_maskz_max_ps(0xffff, _mm512_mask_loadu_ps(low, mask, x + i), m0);
+  }
+  m0 = _mm512_maskz_max_ps(0xffff, _mm512_maskz_max_ps(0xffff, m0, m1),
+                           _mm512_maskz_max_ps(0xffff, m2, m3));
+  float m = max_lanes(m0);
+  if (log) {
+    const __m512 c = _mm512_set1_ps(std::log(exp_sum_avx512<false>(x, nullptr, n, m)));
+    const __m512 vm = _mm512_set1_ps(m);
+    for (i = 0; i < n; i += 16) {
+      __mmask16 mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, n - i)) - 1);
+      __m512 v = _mm512_maskz_loadu_ps(mask, x + i);
+      _mm512_mask_storeu_ps(y + i, mask, _mm512_sub_ps(_mm512_sub_ps(v, vm), c));
+    }
+  } else {
+    const __m512 inv = _mm512_set1_ps(1.0f / exp_sum_avx512<true>(x, y, n, m));
+    for (i = 0; i + 16 <= n; i += 16)
+      _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
+    if (i < n) {
+      __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+      _mm512_mask_storeu_ps(y + i, mask, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, y + i), inv));
+    }
+  }
+}
+
+// Sums e^(x - m) over n floats, storing each into y when Store.
+template <bool Store>
+float exp_sum(const float* x, float* y, int64_t n, float m) {
+  return exp_sum_avx2<Store>(x, y, n, m);
+}
+
+bool has_avx512() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+#else
+bool has_avx512() {
+  return false;
+}
+void softmax_row_avx512(const float*, float*, int64_t, bool) {}
+
+template <bool Store>
+float exp_sum(const float* x, float* y, int64_t n, float m) {
+  float s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    float e = std::exp(x[i] - m);
+    if constexpr (Store) y[i] = e;
+    s += e;
+  }
+  return s;
+}
+#endif
+
+template <bool Store>
+double exp_sum(const double* x, double* y, int64_t n, double m) {
+  double s = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    double e = std::exp(x[i] - m);
+    if constexpr (Store) y[i] = e;
+    s += e;
+  }
+  return s;
+}
+
+// y = softmax(x) or log_softmax(x) of one row (y may be x). Stable: the max
+// is subtracted before exponentiating.
+template <typename C>
+void softmax_row(const C* x, C* y, int64_t n, bool log) {
+  if constexpr (std::is_same_v<C, float>) {
+    if (has_avx512()) return softmax_row_avx512(x, y, n, log);
+  }
+  C m = row_max(x, n);
+  if (log) {
+    C lse = std::log(exp_sum<false>(x, nullptr, n, m));
+    for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - m) - lse;
+  } else {
+    C inv = C(1) / exp_sum<true>(x, y, n, m);
+    for (int64_t i = 0; i < n; ++i) y[i] *= inv;
+  }
+}
+
+// Sums e^(x[j] - m[j]) into s[j] for j < k, storing each into y[j] unless y
+// is null.
+void exp_columns(const float* x, const float* m, float* y, float* s, int64_t k) {
+#if defined(__AVX2__) && defined(__FMA__)
+  for (int64_t j = 0; j < k; j += 8) {
+    __m256i mask =
+        _mm256_cmpgt_epi32(_mm256_set1_epi32(static_cast<int>(std::min<int64_t>(8, k - j))),
+                           _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+    __m256 e = exp_nonpositive(
+        _mm256_sub_ps(_mm256_maskload_ps(x + j, mask), _mm256_maskload_ps(m + j, mask)));
+    if (y) _mm256_maskstore_ps(y + j, mask, e);
+    _mm256_maskstore_ps(s + j, mask, _mm256_add_ps(_mm256_maskload_ps(s + j, mask), e));
+  }
+#else
+  for (int64_t j = 0; j < k; ++j) {
+    float e = std::exp(x[j] - m[j]);
+    if (y) y[j] = e;
+    s[j] += e;
+  }
+#endif
+}
+
+void exp_columns(const double* x, const double* m, double* y, double* s, int64_t k) {
+  for (int64_t j = 0; j < k; ++j) {
+    double e = std::exp(x[j] - m[j]);
+    if (y) y[j] = e;
+    s[j] += e;
+  }
+}
+
+// Columns per task of a softmax along a dim that is not the innermost.
+constexpr int64_t kSoftmaxColumns = 256;
+
+// softmax or log_softmax down k dense columns (k <= kSoftmaxColumns) of n
+// rows: row r of the input at x + r * sx, of the output at y + r * sy. Each
+// pass runs along the rows for all k columns at once.
+template <typename C>
+void softmax_columns(const C* x, int64_t sx, C* y, int64_t sy, int64_t n, int64_t k, bool log) {
+  C m[kSoftmaxColumns], s[kSoftmaxColumns];
+  std::fill(m, m + k, -std::numeric_limits<C>::infinity());
+  std::fill(s, s + k, C(0));
+  for (int64_t r = 0; r < n; ++r) {
+    const C* row = x + r * sx;
+    for (int64_t j = 0; j < k; ++j) m[j] = row[j] > m[j] ? row[j] : m[j];
+  }
+  for (int64_t r = 0; r < n; ++r) exp_columns(x + r * sx, m, log ? nullptr : y + r * sy, s, k);
+  if (log) {
+    for (int64_t j = 0; j < k; ++j) s[j] = std::log(s[j]);
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t j = 0; j < k; ++j) y[r * sy + j] = (x[r * sx + j] - m[j]) - s[j];
+  } else {
+    for (int64_t j = 0; j < k; ++j) s[j] = C(1) / s[j];
+    for (int64_t r = 0; r < n; ++r)
+      for (int64_t j = 0; j < k; ++j) y[r * sy + j] *= s[j];
+  }
+}
+
+// ---- softmax, log_softmax -------------------------------------------------
+
+// softmax along a dim followed by dense dims (in self and out) of `inner`
+// elements: blocks of columns, in parallel.
+template <typename C>
+void softmax_by_columns(const plexus_tensor& self, int64_t dim, const plexus_tensor& out,
+                        int64_t inner, bool log) {
+  const C* x = sdk::TensorView<const C>(self).data();
+  C* y = sdk::TensorView<C>(out).data();
+  RowIndex outer;
+  for (int32_t d = 0; d < dim; ++d) outer.push(self.sizes[d], self.strides[d], out.strides[d]);
+  int64_t n = self.sizes[dim], sx = self.strides[dim], sy = out.strides[dim];
+  int64_t blocks = (inner + kSoftmaxColumns - 1) / kSoftmaxColumns;
+  parallel_for(outer.count * blocks, n * kSoftmaxColumns * 8, [&](int64_t b, int64_t e) {
+    for (int64_t t = b; t < e; ++t) {
+      int64_t io, oo, c0 = t % blocks * kSoftmaxColumns;
+      outer.offsets(t / blocks, io, oo);
+      softmax_columns(x + io + c0, sx, y + oo + c0, sy, n, std::min(kSoftmaxColumns, inner - c0),
+                      log);
+    }
+  });
+}
+
+template <typename T>
+void softmax(const plexus_tensor& self, int64_t dim, const plexus_tensor& out, bool log) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> in(self);
+  sdk::TensorView<T> o(out);
+  if (in.numel() == 0) return;
+  int64_t n = 1, sx = 1, so = 1;
+  RowIndex rows;
+  for (int32_t d = 0; d < self.ndim; ++d) {
+    if (d == dim) {
+      n = self.sizes[d];
+      sx = self.strides[d];
+      so = out.strides[d];
+    } else {
+      rows.push(self.sizes[d], self.strides[d], out.strides[d]);
+    }
+  }
+  if constexpr (std::is_same_v<T, C>) {
+    int32_t after = self.ndim - 1 - static_cast<int32_t>(dim);
+    int64_t inner = 1;
+    for (int32_t d = self.ndim - after; d < self.ndim; ++d) inner *= self.sizes[d];
+    if (self.ndim > 0 && inner > 1 && trailing_dense(self, after) && trailing_dense(out, after))
+      return softmax_by_columns<C>(self, dim, out, inner, log);
+  }
+  bool direct = std::is_same_v<T, C> && sx == 1 && so == 1;
+  std::vector<C> scratch(direct ? 0 : static_cast<size_t>(parts_for(rows.count) * n));
+  parallel_parts(rows.count, n * 8, [&](int64_t part, int64_t b, int64_t e) {
+    C* buf = scratch.data() + part * n;
+    for (int64_t r = b; r < e; ++r) {
+      int64_t io, oo;
+      rows.offsets(r, io, oo);
+      if constexpr (std::is_same_v<T, C>) {
+        if (direct) {
+          softmax_row(in.data() + io, o.data() + oo, n, log);
+          continue;
+        }
+      }
+      gather(in.data() + io, n, sx, buf);
+      softmax_row(buf, buf, n, log);
+      scatter(buf, n, o.data() + oo, so);
+    }
+  });
+}
+
+// softmax.int_out / log_softmax.int_out(self, dim, dtype, out)
+template <bool Log>
+void softmax_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& self = a.tensor(0);
+  const plexus_tensor& out = a.tensor(3);
+  check_dims(self, call.op);
+  int64_t dim = a.integer(1);
+  sdk::visit_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      softmax<T>(self, dim, out, Log);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+                std::string(call.op) + ": " + sdk::dtype_name(self.dtype) + " is not floating");
+  });
+}
+
+// ---- layer_norm -----------------------------------------------------------
+
+// Copies the trailing k dims of t from `p` (an element of t) into buf, or
+// buf into them (Out).
+template <bool Out, typename T, typename C>
+void copy_trailing(const plexus_tensor& t, int32_t k, T* p, C* buf) {
+  std::array<const int64_t*, 1> strides{t.strides + t.ndim - k};
+  sdk::for_each_row<1>(
+      k, t.sizes + t.ndim - k, strides,
+      [&](const std::array<int64_t, 1>& off, int64_t n, const std::array<int64_t, 1>& step) {
+        if constexpr (Out)
+          scatter(buf, n, p + off[0], step[0]);
+        else
+          gather(p + off[0], n, step[0], buf);
+        buf += n;
+      });
+}
+
+// weight or bias as n values of C: `fill` when None.
+template <typename T, typename C>
+std::vector<C> affine(const plexus_tensor* t, int64_t n, C fill) {
+  std::vector<C> v(static_cast<size_t>(n), fill);
+  if (t) copy_trailing<false>(*t, t->ndim, sdk::TensorView<const T>(*t).data(), v.data());
+  return v;
+}
+
+template <typename T>
+void layer_norm(const plexus_tensor& input, int32_t k, const plexus_tensor* weight,
+                const plexus_tensor* bias, double eps, const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> in(input);
+  sdk::TensorView<T> o(out);
+  RowIndex rows;
+  int64_t n = 1;
+  for (int32_t d = 0; d < input.ndim; ++d) {
+    if (d < input.ndim - k)
+      rows.push(input.sizes[d], input.strides[d], out.strides[d]);
+    else
+      n *= input.sizes[d];
+  }
+  if (rows.count == 0 || n == 0) return;
+  std::vector<C> w = affine<T>(weight, n, C(1)), b = affine<T>(bias, n, C(0));
+  bool dense_in = std::is_same_v<T, C> && trailing_dense(input, k);
+  bool dense_out = std::is_same_v<T, C> && trailing_dense(out, k);
+  std::vector<C> scratch(static_cast<size_t>(parts_for(rows.count) * n * 2));
+  parallel_parts(rows.count, n * 4, [&](int64_t part, int64_t lo, int64_t hi) {
+    C* xbuf = scratch.data() + part * n * 2;
+    C* ybuf = xbuf + n;
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t io, oo;
+      rows.offsets(r, io, oo);
+      const C* x = xbuf;
+      C* y = ybuf;
+      if constexpr (std::is_same_v<T, C>) {
+        if (dense_in) x = in.data() + io;
+        if (dense_out) y = o.data() + oo;
+      }
+      if (x == xbuf) copy_trailing<false>(input, k, in.data() + io, xbuf);
+      C mean = static_cast<C>(row_sum(x, n, [](C v) { return v; }) / static_cast<double>(n));
+      double var = row_sum(x, n, [mean](C v) { return (v - mean) * (v - mean); }) /
+                   static_cast<double>(n);  // biased
+      C rstd = static_cast<C>(1.0 / std::sqrt(var + eps));
+      for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd * w[j] + b[j];
+      if (y == ybuf) copy_trailing<true>(out, k, o.data() + oo, ybuf);
+    }
+  });
+}
+
+// layer_norm.out(input, normalized_shape, weight, bias, eps, out)
+void layer_norm_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& input = a.tensor(0);
+  int32_t k = static_cast<int32_t>(a.int_list(1).size());
+  const plexus_tensor* weight = a.optional_tensor(2);
+  const plexus_tensor* bias = a.optional_tensor(3);
+  double eps = a.floating(4);
+  const plexus_tensor& out = a.tensor(5);
+  check_dims(input, call.op);
+  if (k > input.ndim)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "layer_norm: normalized_shape has more dims than input");
+  sdk::visit_dtype(input.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      layer_norm<T>(input, k, weight, bias, eps, out);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+                std::string("layer_norm: ") + sdk::dtype_name(input.dtype) + " is not floating");
+  });
+}
+
+// ---- max_pool2d -----------------------------------------------------------
+
+struct Pool {
+  int64_t kernel[2], stride[2], padding[2], dilation[2];
+};
+
+// The window taps [lo, hi) of one output position that land inside [0, size).
+inline void taps(int64_t start, int64_t k, int64_t d, int64_t size, int64_t& lo, int64_t& hi) {
+  lo = start < 0 ? (-start + d - 1) / d : 0;
+  hi = start + (k - 1) * d < size ? k : (size - start + d - 1) / d;
+  hi = std::max(lo, hi);
+}
+
+template <typename T>
+void max_pool2d(const plexus_tensor& self, const Pool& p, const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> in(self);
+  sdk::TensorView<T> o(out);
+  if (o.numel() == 0) return;
+  const int64_t C_ = self.sizes[1], H = self.sizes[2], W = self.sizes[3];
+  const int64_t OH = out.sizes[2], OW = out.sizes[3];
+  const int64_t* is = self.strides;
+  const int64_t* os = out.strides;
+  int64_t planes = self.sizes[0] * C_;
+  parallel_for(planes, OH * OW * p.kernel[0] * p.kernel[1], [&](int64_t b, int64_t e) {
+    for (int64_t nc = b; nc < e; ++nc) {
+      int64_t n = nc / C_, c = nc % C_;
+      const T* ip = in.data() + n * is[0] + c * is[1];
+      T* op = o.data() + n * os[0] + c * os[1];
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t h0 = oh * p.stride[0] - p.padding[0], ilo, ihi;
+        taps(h0, p.kernel[0], p.dilation[0], H, ilo, ihi);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t w0 = ow * p.stride[1] - p.padding[1], jlo, jhi;
+          taps(w0, p.kernel[1], p.dilation[1], W, jlo, jhi);
+          C m = -std::numeric_limits<C>::infinity();
+          for (int64_t i = ilo; i < ihi; ++i) {
+            const T* row = ip + (h0 + i * p.dilation[0]) * is[2] + w0 * is[3];
+            for (int64_t j = jlo; j < jhi; ++j) {
+              C v = static_cast<C>(row[j * p.dilation[1] * is[3]]);
+              if (v > m || v != v) m = v;  // NaN propagates
+            }
+          }
+          op[oh * os[2] + ow * os[3]] = T(m);
+        }
+      }
+    }
+  });
+}
+
+// max_pool2d.out(self, kernel_size, stride, padding, dilation, ceil_mode, out)
+void max_pool2d_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& self = a.tensor(0);
+  const plexus_tensor& out = a.tensor(6);
+  if (self.ndim != 4 || out.ndim != 4)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "max_pool2d: expected 4-D self and out");
+  Pool p{};
+  int64_t* fields[4] = {p.kernel, p.stride, p.padding, p.dilation};
+  const char* names[4] = {"kernel_size", "stride", "padding", "dilation"};
+  for (int i = 0; i < 4; ++i) {
+    sdk::Span<int64_t> v = a.int_list(1 + i);
+    if (v.size() != 2)
+      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+                std::string("max_pool2d: ") + names[i] + " must have two values");
+    fields[i][0] = v[0];
+    fields[i][1] = v[1];
+  }
+  sdk::visit_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      max_pool2d<T>(self, p, out);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+                std::string("max_pool2d: ") + sdk::dtype_name(self.dtype) + " is not floating");
+  });
+}
+
+// ---- embedding ------------------------------------------------------------
+
+// "[i, j, ...]" for the row-major position `linear` of a tensor's elements.
+std::string index_str(const plexus_tensor& t, int64_t linear) {
+  std::vector<int64_t> idx(static_cast<size_t>(t.ndim));
+  for (int32_t d = t.ndim - 1; d >= 0; --d) {
+    idx[d] = linear % t.sizes[d];
+    linear /= t.sizes[d];
+  }
+  std::string s = "[";
+  for (int32_t d = 0; d < t.ndim; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
+  return s + "]";
+}
+
+// Throws INVALID_ARGUMENT naming the first index outside [0, num).
+template <typename I>
+void check_indices(const plexus_tensor& indices, int64_t num) {
+  int64_t position = 0, bad = -1, value = 0;
+  sdk::for_each(sdk::TensorView<const I>(indices), [&](const I& v) {
+    if (bad < 0 && (v < 0 || static_cast<int64_t>(v) >= num)) {
+      bad = position;
+      value = v;
+    }
+    ++position;
+  });
+  if (bad >= 0)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "embedding: indices" + index_str(indices, bad) + " = " + std::to_string(value) +
+                  " is out of range for weight with " + std::to_string(num) +
+                  " rows (expected 0 <= index < " + std::to_string(num) + ")");
+}
+
+template <typename T, typename I>
+void embedding(const plexus_tensor& weight, const plexus_tensor& indices,
+               const plexus_tensor& out) {
+  sdk::TensorView<const T> w(weight);
+  sdk::TensorView<const I> idx(indices);
+  sdk::TensorView<T> o(out);
+  int64_t dim = weight.sizes[1], ws0 = weight.strides[0], ws1 = weight.strides[1];
+  int64_t os1 = out.strides[out.ndim - 1];
+  RowIndex rows;  // the dims of indices, which lead out's
+  for (int32_t d = 0; d < indices.ndim; ++d)
+    rows.push(indices.sizes[d], indices.strides[d], out.strides[d]);
+  if (rows.count == 0 || dim == 0) return;
+  bool dense = ws1 == 1 && os1 == 1;
+  parallel_for(rows.count, dim, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t io, oo;
+      rows.offsets(r, io, oo);
+      const T* src = w.data() + static_cast<int64_t>(idx.data()[io]) * ws0;
+      T* dst = o.data() + oo;
+      if (dense)
+        std::memcpy(static_cast<void*>(dst), src, static_cast<size_t>(dim) * sizeof(T));
+      else
+        for (int64_t j = 0; j < dim; ++j) dst[j * os1] = src[j * ws1];
+    }
+  });
+}
+
+// embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out);
+// padding_idx and the flags only matter for gradients.
+void embedding_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& weight = a.tensor(0);
+  const plexus_tensor& indices = a.tensor(1);
+  const plexus_tensor& out = a.tensor(5);
+  if (weight.ndim != 2 || out.ndim != indices.ndim + 1)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "embedding: expected a 2-D weight and out of indices' dims plus one");
+  check_dims(out, call.op);
+  auto run = [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    check_indices<I>(indices, weight.sizes[0]);
+    sdk::visit_dtype(weight.dtype, [&](auto tag) {
+      embedding<typename decltype(tag)::type, I>(weight, indices, out);
+    });
+  };
+  if (indices.dtype == PLEXUS_DTYPE_I64)
+    run(sdk::DTypeTag<int64_t>{});
+  else if (indices.dtype == PLEXUS_DTYPE_I32)
+    run(sdk::DTypeTag<int32_t>{});
+  else
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string("embedding: indices must be int32 or "
+                                                         "int64, got ") +
+                                                 sdk::dtype_name(indices.dtype));
+}
+
+}  // namespace
+
+void register_nn(const Registrar& r) {
+  sdk::register_kernel<&softmax_out<false>>(r.host, r.slot, "softmax.int_out",
+                                            sdk::kFloatingDTypes);
+  sdk::register_kernel<&softmax_out<true>>(r.host, r.slot, "log_softmax.int_out",
+                                           sdk::kFloatingDTypes);
+  sdk::register_kernel<&layer_norm_out>(r.host, r.slot, "layer_norm.out", sdk::kFloatingDTypes);
+  sdk::register_kernel<&max_pool2d_out>(r.host, r.slot, "max_pool2d.out", sdk::kFloatingDTypes);
+  sdk::register_kernel<&embedding_out>(r.host, r.slot, "embedding.out", sdk::kAllDTypes);
+}
 
 }  // namespace plexus::cpu

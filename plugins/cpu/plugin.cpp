@@ -1,6 +1,8 @@
 // The cpu plugin's entry point: registers the "cpu" device type's kernels.
 // Host memory stays the core's (the host ignores this table's memory
 // functions for the cpu slot); they are still real, for completeness.
+#include <dlfcn.h>
+
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -64,7 +66,17 @@ plexus_backend make_table() {
 
 plexus_backend g_table = make_table();
 
+// oneDNN's OpenMP worker threads outlive any call into this library, so the
+// library must stay mapped after the host unloads it (dlclose would pull code
+// from under those threads at exit). RTLD_NODELETE on ourselves does that.
+void stay_resident() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&stay_resident), &info) && info.dli_fname)
+    dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
+}
+
 plexus_status init(const plexus_host_api* host, void**) {
+  stay_resident();
   return sdk::guard(host, [&] {
     int32_t slot = -1;
     sdk::check(host->register_backend(host->host_ctx, &g_table, &slot), "register_backend(cpu)");

@@ -1,8 +1,193 @@
-// Kernels of this family; not written yet.
+// Math of one tensor: neg, abs, relu, clamp (numeric dtypes) and exp, log,
+// sqrt, rsqrt, sin, cos, tanh, sigmoid, silu, gelu (floating dtypes; the host
+// converts integers to float32 first). float16 and bfloat16 compute in float.
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <string_view>
+
+#include "elementwise.h"
 #include "kernels.h"
 
 namespace plexus::cpu {
+namespace {
 
-void register_unary(const Registrar&) {}
+// out = f(self) for a floating function f given as a generic lambda of the
+// compute type; args are (self, out).
+template <typename F>
+void floating_unary(const plexus_kernel_call& call, F f) {
+  sdk::Args args(call);
+  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
+  });
+}
+
+// 1 / (1 + exp(-x)) without overflow for either sign of x.
+template <typename C>
+C sigmoid(C x) {
+  C e = std::exp(-std::abs(x));
+  C s = C(1) / (C(1) + e);
+  return x >= 0 ? s : e * s;
+}
+
+void exp_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::exp(x); });
+}
+void log_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::log(x); });
+}
+void sqrt_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::sqrt(x); });
+}
+void rsqrt_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return decltype(x)(1) / std::sqrt(x); });
+}
+void sin_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::sin(x); });
+}
+void cos_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::cos(x); });
+}
+void tanh_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return std::tanh(x); });
+}
+void sigmoid_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return sigmoid(x); });
+}
+void silu_out(const plexus_kernel_call& call) {
+  floating_unary(call, [](auto x) { return x * sigmoid(x); });
+}
+
+// gelu.out(self, *, approximate, out): exact with erf ('none'), or the tanh
+// approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
+void gelu_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  std::string_view mode = args.string(1);
+  if (mode != "none" && mode != "tanh")
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "gelu.out: approximate must be 'none' or 'tanh'");
+  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    auto self = input<T>(args, 0);
+    auto out = output<T>(args, 2);
+    if (mode == "tanh") {
+      const C beta = C(0.7978845608028654), kappa = C(0.044715);  // sqrt(2 / pi)
+      map([=](C x) { return C(0.5) * x * (C(1) + std::tanh(beta * (x + kappa * x * x * x))); }, out,
+          self);
+    } else {
+      const C inv_sqrt2 = C(0.7071067811865476);
+      map([=](C x) { return C(0.5) * x * (C(1) + std::erf(x * inv_sqrt2)); }, out, self);
+    }
+  });
+}
+
+// out = f(self) over the numeric dtypes, f taking the element (integers) or
+// the compute type (floats); args are (self, out).
+template <typename F>
+void numeric_unary(const plexus_kernel_call& call, F f) {
+  sdk::Args args(call);
+  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
+  });
+}
+
+// -x; integers wrap (-(-128) is -128 in int8, unsigned negate modulo 2^n).
+void neg_out(const plexus_kernel_call& call) {
+  numeric_unary(call, [](auto x) {
+    if constexpr (std::is_integral_v<decltype(x)>)
+      return wrapping_neg(x);
+    else
+      return -x;
+  });
+}
+
+// |x|; the most negative integer stays itself, as in PyTorch.
+void abs_out(const plexus_kernel_call& call) {
+  numeric_unary(call, [](auto x) {
+    using C = decltype(x);
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else if constexpr (std::is_integral_v<C>)
+      return x < 0 ? wrapping_neg(x) : x;
+    else
+      return std::abs(x);
+  });
+}
+
+// max(x, 0); NaN and -0.0 pass through as in PyTorch.
+void relu_out(const plexus_kernel_call& call) {
+  numeric_unary(call, [](auto x) {
+    if constexpr (std::is_unsigned_v<decltype(x)>)
+      return x;
+    else
+      return x < 0 ? decltype(x)(0) : x;
+  });
+}
+
+// A clamp bound as C: integers saturate to C's range, so a bound outside it
+// clamps nothing (or everything, to the type's limit).
+template <typename C>
+C clamp_bound(const sdk::Scalar& s) {
+  if constexpr (std::is_integral_v<C>) {
+    int64_t v = s.to_int();
+    constexpr auto lo = static_cast<int64_t>(std::numeric_limits<C>::lowest());
+    constexpr auto hi = static_cast<int64_t>(std::numeric_limits<C>::max());  // no uint64 dtype
+    return static_cast<C>(v < lo ? lo : v > hi ? hi : v);
+  } else {
+    return scalar_to<C>(s);
+  }
+}
+
+// clamp.out(self, min, max, *, out) = min(max(self, min), max): max wins when
+// min > max; a NaN element, or a NaN bound, gives NaN.
+void clamp_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
+  if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
+  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = sdk::compute_type_t<T>;
+    auto self = input<T>(args, 0);
+    auto out = output<T>(args, 3);
+    std::optional<C> lo, hi;
+    if (min) lo = clamp_bound<C>(*min);
+    if (max) hi = clamp_bound<C>(*max);
+    if constexpr (!std::is_integral_v<C>) {
+      if ((lo && std::isnan(*lo)) || (hi && std::isnan(*hi))) {
+        map([] { return std::numeric_limits<C>::quiet_NaN(); }, out);
+        return;
+      }
+    }
+    if (lo && hi)
+      map([l = *lo, h = *hi](C x) { return std::min(std::max(x, l), h); }, out, self);
+    else if (lo)
+      map([l = *lo](C x) { return std::max(x, l); }, out, self);
+    else
+      map([h = *hi](C x) { return std::min(x, h); }, out, self);
+  });
+}
+
+}  // namespace
+
+void register_unary(const Registrar& r) {
+  sdk::register_kernel<&neg_out>(r.host, r.slot, "neg.out", kNumericTypes);
+  sdk::register_kernel<&abs_out>(r.host, r.slot, "abs.out", kNumericTypes);
+  sdk::register_kernel<&relu_out>(r.host, r.slot, "relu.out", kNumericTypes);
+  sdk::register_kernel<&clamp_out>(r.host, r.slot, "clamp.out", kNumericTypes);
+  sdk::register_kernel<&exp_out>(r.host, r.slot, "exp.out", kFloatTypes);
+  sdk::register_kernel<&log_out>(r.host, r.slot, "log.out", kFloatTypes);
+  sdk::register_kernel<&sqrt_out>(r.host, r.slot, "sqrt.out", kFloatTypes);
+  sdk::register_kernel<&rsqrt_out>(r.host, r.slot, "rsqrt.out", kFloatTypes);
+  sdk::register_kernel<&sin_out>(r.host, r.slot, "sin.out", kFloatTypes);
+  sdk::register_kernel<&cos_out>(r.host, r.slot, "cos.out", kFloatTypes);
+  sdk::register_kernel<&tanh_out>(r.host, r.slot, "tanh.out", kFloatTypes);
+  sdk::register_kernel<&sigmoid_out>(r.host, r.slot, "sigmoid.out", kFloatTypes);
+  sdk::register_kernel<&silu_out>(r.host, r.slot, "silu.out", kFloatTypes);
+  sdk::register_kernel<&gelu_out>(r.host, r.slot, "gelu.out", kFloatTypes);
+}
 
 }  // namespace plexus::cpu

@@ -1,0 +1,84 @@
+// The fixed cases of plexus-bench, each through the public C++ API on the
+// chosen device; tensors are made once, outside the timed operation.
+#include "cases.h"
+
+#include "peers.h"
+#include "plexus/ops.h"
+
+namespace plexus::bench {
+namespace {
+
+constexpr int64_t k16M = int64_t(16) << 20;
+
+Tensor f32(IntArrayRef sizes, Device dev, double value = 1.0) {
+  return full(sizes, value, TensorOptions(DType::F32, dev));
+}
+
+Case sgemm(int64_t n) {
+  return {"sgemm_" + std::to_string(n),
+          0,
+          2.0 * double(n) * double(n) * double(n),
+          [n](Device dev) -> Op {
+            Tensor a = f32({n, n}, dev, 0.5), b = f32({n, n}, dev, 0.25),
+                   c = empty({n, n}, {DType::F32, dev});
+            return [=] { mm_out(c, a, b); };
+          },
+          {{"onednn_direct", [n] { return onednn_sgemm(n); }}}};
+}
+
+}  // namespace
+
+std::vector<Case> cases() {
+  std::vector<Case> all;
+  all.push_back({"add_1elem_out", 0, 0, [](Device dev) -> Op {
+                   Tensor a = f32({1}, dev), b = f32({1}, dev), out = f32({1}, dev);
+                   return [=] { add_out(out, a, b); };
+                 }});
+  all.push_back({"add_1elem_alloc", 0, 0, [](Device dev) -> Op {
+                   Tensor a = f32({1}, dev), b = f32({1}, dev);
+                   return [=] { Tensor c = add(a, b); };
+                 }});
+  all.push_back({"empty_1elem", 0, 0, [](Device dev) -> Op {
+                   return [=] { Tensor c = empty({1}, {DType::F32, dev}); };
+                 }});
+  all.push_back({"add_16M_f32",
+                 3.0 * 4 * k16M,
+                 0,
+                 [](Device dev) -> Op {
+                   Tensor a = f32({k16M}, dev), b = f32({k16M}, dev), out = f32({k16M}, dev);
+                   return [=] { add_out(out, a, b); };
+                 },
+                 {{"omp_loop_2t", [] { return omp_add_loop(k16M); }}}});
+  all.push_back({"transpose_copy_4096", 2.0 * 4 * 4096 * 4096, 0, [](Device dev) -> Op {
+                   Tensor x = f32({4096, 4096}, dev), out = f32({4096, 4096}, dev);
+                   return [=] { out.copy_(x.t()); };
+                 }});
+  for (int64_t n : {256, 1024, 2048}) all.push_back(sgemm(n));
+  all.push_back({"softmax_4096x1024", 2.0 * 4 * 4096 * 1024, 0, [](Device dev) -> Op {
+                   Tensor x = f32({4096, 1024}, dev, 0.5), out = f32({4096, 1024}, dev);
+                   return [=] { softmax_out(out, x, -1); };
+                 }});
+  all.push_back({"sum_16M_f32",
+                 4.0 * k16M,
+                 0,
+                 [](Device dev) -> Op {
+                   Tensor x = f32({k16M}, dev), out = f32({}, dev);
+                   return [=] { sum_out(out, x); };
+                 },
+                 {{"omp_loop_2t", [] { return omp_sum_loop(k16M); }}}});
+  // A ResNet-50 stage-1 3x3 convolution: N=8, 64 -> 64 channels, 56x56, padding 1.
+  all.push_back({"conv2d_resnet", 0, 2.0 * 8 * 64 * 56 * 56 * 64 * 3 * 3, [](Device dev) -> Op {
+                   Tensor x = f32({8, 64, 56, 56}, dev, 0.5), w = f32({64, 64, 3, 3}, dev, 0.1);
+                   Tensor bias = f32({64}, dev), out = f32({8, 64, 56, 56}, dev);
+                   return [=] { conv2d_out(out, x, w, bias, {1, 1}, {1, 1}); };
+                 }});
+  all.push_back(
+      {"layer_norm_4096x1024", 2.0 * 4 * 4096 * 1024, 0, [](Device dev) -> Op {
+         Tensor x = f32({4096, 1024}, dev, 0.5), w = f32({1024}, dev), b = f32({1024}, dev, 0.0);
+         Tensor out = f32({4096, 1024}, dev);
+         return [=] { layer_norm_out(out, x, {1024}, w, b); };
+       }});
+  return all;
+}
+
+}  // namespace plexus::bench
