@@ -19,7 +19,7 @@ void add_sub_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<Subtract ? kNumericTypes : kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
     auto out = output<T>(args, 3);
     sdk::Scalar alpha_arg = args.scalar(2);
@@ -29,22 +29,16 @@ void add_sub_out(const plexus_kernel_call& call) {
       map2([alpha](bool a, bool b) { return a || (alpha && b); }, out, self, other);
     } else if constexpr (std::is_integral_v<T>) {
       T alpha = scalar_to<T>(alpha_arg);
-      auto f = [alpha](T a, T b) {
-        T scaled = wrapping_mul(alpha, b);
-        return Subtract ? wrapping_sub(a, scaled) : wrapping_add(a, scaled);
-      };
-      if (alpha == 1)
-        map2([](T a, T b) { return Subtract ? wrapping_sub(a, b) : wrapping_add(a, b); }, out, self,
-             other);
-      else
-        map2(f, out, self, other);
-    } else {
+      map2(
+          [alpha](T a, T b) {
+            T scaled = wrapping_mul(alpha, b);
+            return Subtract ? wrapping_sub(a, scaled) : wrapping_add(a, scaled);
+          },
+          out, self, other);
+    } else {  // alpha * b is exact for alpha = 1, so one loop serves every alpha
       C alpha = scalar_to<C>(alpha_arg);
-      if (alpha == C(1))
-        map2([](C a, C b) { return Subtract ? a - b : a + b; }, out, self, other);
-      else
-        map2([alpha](C a, C b) { return Subtract ? a - alpha * b : a + alpha * b; }, out, self,
-             other);
+      map2([alpha](C a, C b) { return Subtract ? a - alpha * b : a + alpha * b; }, out, self,
+           other);
     }
   });
 }
@@ -54,7 +48,7 @@ void mul_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
     auto out = output<T>(args, 2);
     if constexpr (std::is_same_v<T, bool>)
@@ -111,7 +105,7 @@ void check_no_zero_divisor(const sdk::TensorView<const T>& other, const char* op
 template <typename T>
 void divide_floating(const sdk::TensorView<T>& out, const sdk::TensorView<const T>& self,
                      const sdk::TensorView<const T>& other, std::optional<std::string_view> mode) {
-  using C = sdk::compute_type_t<T>;
+  using C = compute_t<T>;
   if (!mode)
     map2([](C a, C b) { return a / b; }, out, self, other);
   else if (*mode == "trunc")
@@ -181,7 +175,7 @@ void pow_tensor_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0), exponent = input<T>(args, 1);
     auto out = output<T>(args, 2);
     if constexpr (std::is_integral_v<T>)
@@ -196,7 +190,7 @@ void pow_tensor_out(const plexus_kernel_call& call) {
 template <typename T>
 void pow_floating_scalar(const sdk::TensorView<T>& out, const sdk::TensorView<const T>& self,
                          double e) {
-  using C = sdk::compute_type_t<T>;
+  using C = compute_t<T>;
   if (e == 2)
     map([](C x) { return x * x; }, out, self);
   else if (e == 3)
@@ -237,7 +231,7 @@ void extremum_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
     auto out = output<T>(args, 2);
     if constexpr (std::is_same_v<T, bool>) {

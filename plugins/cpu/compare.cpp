@@ -15,7 +15,7 @@ void compare_tensor_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     map2([](C a, C b) { return Cmp{}(a, b); }, output<bool>(args, 2), input<T>(args, 0),
          input<T>(args, 1));
   });
@@ -27,7 +27,7 @@ void compare_scalar_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     C other = static_cast<C>(scalar_to<T>(args.scalar(1)));
     map([other](C a) { return Cmp{}(a, other); }, output<bool>(args, 2), input<T>(args, 0));
   });
@@ -40,13 +40,14 @@ void where_out(const plexus_kernel_call& call) {
   auto condition = input<bool>(args, 0);
   visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
+    using E = elem_t<T>;
     auto self = input<T>(args, 1), other = input<T>(args, 2);
     auto out = output<T>(args, 3);
     if (is_single_value(other) && out.numel() > 0) {  // where(mask, x, 0): keep the loop dense
-      T b = other.data()[0];
-      map([b](bool c, T a) { return c ? a : b; }, out, condition, self);
+      E b = other.data()[0];
+      map([b](bool c, E a) { return c ? a : b; }, out, condition, self);
     } else {
-      map([](bool c, T a, T b) { return c ? a : b; }, out, condition, self, other);
+      map([](bool c, E a, E b) { return c ? a : b; }, out, condition, self, other);
     }
   });
 }

@@ -1,9 +1,10 @@
 // copy_ (every dtype to every dtype, any layout) and fill_. Dims are merged
-// first, then: a dense same-dtype copy is a parallel memcpy; a permuted layout
-// (the two operands contiguous along different dims, as in copying a
-// transposed view) goes through cache blocks, 8x8 AVX2 transposes for 4-byte
-// elements; the rest converts row by row. Conversions are the host's: NaN to
-// 0 and saturation for floating to integer, a bool source byte read as != 0.
+// first, then: one source value is a fill; a dense same-dtype copy is a
+// parallel memcpy; a permuted layout (the operands contiguous along different
+// dims, as when copying a transposed view) is copied in cache blocks and
+// tiles, with AVX2 8x8 transposes for 4-byte elements; the rest converts row
+// by row. Conversions are the host's: NaN to 0 and saturation for floating to
+// integer, a bool source byte read as != 0.
 #if defined(__AVX2__)
 #include <immintrin.h>
 #endif
@@ -71,13 +72,13 @@ Layout merge_dims(const plexus_tensor& dst, const plexus_tensor& src) {
   return l;
 }
 
-// memcpy split across the threads in 4 KiB blocks.
+// memcpy split across the threads in 4 KiB pieces.
 void parallel_memcpy(void* dst, const void* src, int64_t nbytes) {
-  constexpr int64_t kBlock = 4096;
+  constexpr int64_t kPiece = 4096;
   auto* d = static_cast<char*>(dst);
   const auto* s = static_cast<const char*>(src);
-  parallel_for((nbytes + kBlock - 1) / kBlock, kBlock / 4, [&](int64_t b, int64_t e) {
-    std::memcpy(d + b * kBlock, s + b * kBlock, std::min(e * kBlock, nbytes) - b * kBlock);
+  parallel_for((nbytes + kPiece - 1) / kPiece, kPiece / 4, [&](int64_t b, int64_t e) {
+    std::memcpy(d + b * kPiece, s + b * kPiece, std::min(e * kPiece, nbytes) - b * kPiece);
   });
 }
 
@@ -254,7 +255,7 @@ void copy_layout(D* d, const stored_t<S>* s, const Layout& l) {
     return;
   }
   if (l.ndim == 1 && l.dst[0] == 1 && l.src[0] == 1) {
-    if constexpr (std::is_same_v<D, stored_t<S>>) {  // not bool: its bytes are normalized
+    if constexpr (std::is_same_v<D, stored_t<S>>) {
       parallel_memcpy(d, s, l.numel * static_cast<int64_t>(sizeof(D)));
     } else {
       parallel_for(l.numel, 1, [&](int64_t b, int64_t e) {
@@ -285,10 +286,12 @@ void copy_(const plexus_kernel_call& call) {
   const plexus_tensor& src = args.tensor(1);
   Layout l = merge_dims(self, src);
   bool same_dtype = self.dtype == src.dtype;
+  // Copying a tensor onto itself changes nothing.
   if (same_dtype && self.storage == src.storage && self.offset == src.offset &&
       std::equal(self.strides, self.strides + self.ndim, src.strides))
-    return;                                             // copying a tensor onto itself
-  if (same_dtype && self.dtype != PLEXUS_DTYPE_BOOL) {  // bool copies normalize bytes to 0/1
+    return;
+  // Same dtype: move bits. Not for bool, whose bytes are normalized to 0 and 1.
+  if (same_dtype && self.dtype != PLEXUS_DTYPE_BOOL) {
     sdk::visit_dtype(self.dtype, [&](auto tag) {
       using B = bits_t<sizeof(typename decltype(tag)::type)>;
       copy_layout<B, B>(data_of<B>(self), data_of<const B>(src), l);
@@ -296,9 +299,9 @@ void copy_(const plexus_kernel_call& call) {
     return;
   }
   sdk::visit_dtype(self.dtype, [&](auto to) {
-    using D = typename decltype(to)::type;
+    using D = elem_t<typename decltype(to)::type>;
     sdk::visit_dtype(src.dtype, [&](auto from) {
-      using S = typename decltype(from)::type;
+      using S = elem_t<typename decltype(from)::type>;
       copy_layout<D, S>(data_of<D>(self), data_of<const stored_t<S>>(src), l);
     });
   });

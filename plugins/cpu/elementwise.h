@@ -4,7 +4,12 @@
 // wraps like PyTorch's, and map2(), the binary loop with a scalar fast path.
 #pragma once
 
+#if defined(__F16C__)
+#include <immintrin.h>
+#endif
+
 #include <cstdint>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
@@ -17,6 +22,73 @@ namespace plexus::cpu {
 inline constexpr uint32_t kAllTypes = sdk::kAllDTypes;
 inline constexpr uint32_t kNumericTypes = sdk::kNumericDTypes;
 inline constexpr uint32_t kFloatTypes = sdk::kFloatingDTypes;
+
+// float16 and bfloat16 as the loops hold them: conversions to and from float
+// in a few instructions (F16C, bit arithmetic) instead of sdk::Half's general
+// ones, with the same values: round to nearest even, NaN stays NaN. Doubles
+// round once through sdk's; integers go through float, as the host's do.
+struct F16 {
+  uint16_t bits;
+  F16() = default;
+  F16(float f) : bits(from_float(f)) {}
+  F16(double d) : bits(sdk::Half(d).bits) {}
+  template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  F16(I v) : F16(static_cast<float>(v)) {}
+  operator float() const {
+#if defined(__F16C__)
+    return _cvtsh_ss(bits);
+#else
+    return static_cast<float>(sdk::Half::from_bits(bits));
+#endif
+  }
+
+ private:
+  static uint16_t from_float(float f) {
+#if defined(__F16C__)
+    return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+#else
+    return sdk::Half(f).bits;
+#endif
+  }
+};
+
+struct BF16 {
+  uint16_t bits;
+  BF16() = default;
+  BF16(float f) : bits(from_float(f)) {}
+  BF16(double d) : bits(sdk::BFloat16(d).bits) {}
+  template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
+  BF16(I v) : BF16(static_cast<float>(v)) {}
+  operator float() const {
+    uint32_t u = uint32_t{bits} << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+  }
+
+ private:
+  // The upper half of f rounded to nearest even; NaN becomes the quiet NaN of its sign.
+  static uint16_t from_float(float f) {
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+      return static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7fc0u);
+    return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+  }
+};
+
+// The type the loops use for elements of T: F16 and BF16 for sdk::Half and
+// sdk::BFloat16, T itself otherwise.
+template <typename T>
+using elem_t = std::conditional_t<std::is_same_v<T, sdk::Half>, F16,
+                                  std::conditional_t<std::is_same_v<T, sdk::BFloat16>, BF16, T>>;
+template <typename T>
+inline constexpr bool is_fast_reduced_v = std::is_same_v<T, F16> || std::is_same_v<T, BF16>;
+// The type to compute in for elements of T (a dtype's type or an elem_t):
+// float for the 2-byte floats, T otherwise.
+template <typename T>
+using compute_t =
+    std::conditional_t<is_fast_reduced_v<T> || sdk::is_reduced_float_v<T>, float, T>;
 
 // Calls f(sdk::DTypeTag<T>{}) for dtype d, instantiating f only for the types
 // in Mask; any other dtype throws UNSUPPORTED naming op.
@@ -33,22 +105,39 @@ void visit(plexus_dtype d, const char* op, F&& f) {
   });
 }
 
-// Tensor argument i of a call as elements of T: read-only input, written output.
+// Tensor argument i of a call, of dtype T, as elements of elem_t<T>:
+// read-only input, written output. Throws when its dtype is not T's.
 template <typename T>
-sdk::TensorView<const T> input(const sdk::Args& args, int64_t i) {
-  return sdk::TensorView<const T>(args.tensor(i));
+sdk::TensorView<elem_t<T>> view_of(const sdk::Args& args, int64_t i) {
+  const plexus_tensor& t = args.tensor(i);
+  if (t.dtype != sdk::dtype_of<T>())
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string(args.op()) + ": argument " + std::to_string(i) + " is " +
+                  sdk::dtype_name(t.dtype) + ", expected " + sdk::dtype_name(sdk::dtype_of<T>()));
+  return sdk::TensorView<elem_t<T>>(static_cast<elem_t<T>*>(t.storage) + t.offset, t.ndim, t.sizes,
+                                    t.strides);
 }
 template <typename T>
-sdk::TensorView<T> output(const sdk::Args& args, int64_t i) {
-  return sdk::TensorView<T>(args.tensor(i));
+sdk::TensorView<const elem_t<T>> input(const sdk::Args& args, int64_t i) {
+  sdk::TensorView<elem_t<T>> v = view_of<T>(args, i);
+  return sdk::TensorView<const elem_t<T>>(v.data(), v.ndim(), v.sizes(), v.strides());
+}
+template <typename T>
+sdk::TensorView<elem_t<T>> output(const sdk::Args& args, int64_t i) {
+  return view_of<T>(args, i);
 }
 
 // Converts a value as the host's copy_ does: sdk::convert, except that
 // integers and bool reach float16/bfloat16 through float, as the host's do.
+// Takes F16 and BF16 too.
 template <typename To, typename From>
 To convert_value(From v) {
-  if constexpr (sdk::is_reduced_float_v<To> &&
-                (std::is_integral_v<From> || std::is_same_v<From, float>))
+  if constexpr (is_fast_reduced_v<From>)
+    return convert_value<To>(static_cast<float>(v));
+  else if constexpr (is_fast_reduced_v<To>)
+    return To(v);
+  else if constexpr (sdk::is_reduced_float_v<To> &&
+                     (std::is_integral_v<From> || std::is_same_v<From, float>))
     return To(static_cast<float>(v));
   else
     return sdk::convert<To>(v);

@@ -245,34 +245,9 @@ PLEXUS_CPU_AVX512 inline __m512 exp_nonpositive(__m512 t) {
   return _mm512_maskz_scalef_ps(0xffff, p, n);  // p * 2^n
 }
 
-template <bool Store>
-PLEXUS_CPU_AVX512 float exp_sum_avx512(const float* x, float* y, int64_t n, float m) {
-  const __m512 vm = _mm512_set1_ps(m);
-  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps();
-  int64_t i = 0;
-  for (; i + 32 <= n; i += 32) {
-    __m512 e0 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
-    __m512 e1 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
-    if constexpr (Store) {
-      _mm512_storeu_ps(y + i, e0);
-      _mm512_storeu_ps(y + i + 16, e1);
-    }
-    s0 = _mm512_add_ps(s0, e0);
-    s1 = _mm512_add_ps(s1, e1);
-  }
-  for (; i < n; i += 16) {  // the last 1..31 elements, 16 at a time, masked
-    int64_t k = std::min<int64_t>(16, n - i);
-    __mmask16 mask = static_cast<__mmask16>((1u << k) - 1);
-    __m512 e = exp_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + i), vm));
-    e = _mm512_maskz_mov_ps(mask, e);
-    if constexpr (Store) _mm512_mask_storeu_ps(y + i, mask, e);
-    s0 = _mm512_add_ps(s0, e);
-  }
-  alignas(64) float lanes[16];
-  _mm512_store_ps(lanes, _mm512_add_ps(s0, s1));
-  float sum = 0;
-  for (float v : lanes) sum += v;
-  return sum;
+// The mask of the first min(16, k) lanes.
+inline __mmask16 first_lanes(int64_t k) {
+  return static_cast<__mmask16>((1u << std::min<int64_t>(16, k)) - 1);
 }
 
 // The largest of 16 lanes.
@@ -284,40 +259,107 @@ PLEXUS_CPU_AVX512 inline float max_lanes(__m512 v) {
   return m;
 }
 
-// softmax or log_softmax of a float row, 16 lanes at a time.
-PLEXUS_CPU_AVX512 void softmax_row_avx512(const float* x, float* y, int64_t n, bool log) {
+// The largest of n floats; NaN is skipped (max takes its second operand then).
+PLEXUS_CPU_AVX512 float row_max_avx512(const float* x, int64_t n) {
   const __m512 low = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
   __m512 m0 = low, m1 = low, m2 = low, m3 = low;
   int64_t i = 0;
-  for (; i + 64 <= n; i += 64) {  // NaN skipped: max takes its second operand then
+  for (; i + 64 <= n; i += 64) {
     m0 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i), m0);
     m1 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 16), m1);
     m2 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 32), m2);
     m3 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(x + i + 48), m3);
   }
-  for (; i < n; i += 16) {
-    __mmask16 mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, n - i)) - 1);
-    m0 = _mm512_maskz_max_ps(0xffff, _mm512_mask_loadu_ps(low, mask, x + i), m0);
-  }
+  for (; i < n; i += 16)
+    m0 = _mm512_maskz_max_ps(0xffff, _mm512_mask_loadu_ps(low, first_lanes(n - i), x + i), m0);
   m0 = _mm512_maskz_max_ps(0xffff, _mm512_maskz_max_ps(0xffff, m0, m1),
                            _mm512_maskz_max_ps(0xffff, m2, m3));
-  float m = max_lanes(m0);
+  return max_lanes(m0);
+}
+
+// Sums e^(x - m) over n floats, storing each into y when Store. With `next`
+// (another n floats: the following row), also finds next's largest into
+// *next_max, so that its loads overlap this row's arithmetic.
+template <bool Store>
+PLEXUS_CPU_AVX512 float exp_sum_avx512(const float* x, float* y, int64_t n, float m,
+                                       const float* next, float* next_max) {
+  const __m512 vm = _mm512_set1_ps(m);
+  const __m512 low = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 s0 = _mm512_setzero_ps(), s1 = _mm512_setzero_ps(), m0 = low, m1 = low;
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    __m512 e0 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i), vm));
+    __m512 e1 = exp_nonpositive(_mm512_sub_ps(_mm512_loadu_ps(x + i + 16), vm));
+    if constexpr (Store) {
+      _mm512_storeu_ps(y + i, e0);
+      _mm512_storeu_ps(y + i + 16, e1);
+    }
+    s0 = _mm512_add_ps(s0, e0);
+    s1 = _mm512_add_ps(s1, e1);
+    if (next) {
+      m0 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(next + i), m0);
+      m1 = _mm512_maskz_max_ps(0xffff, _mm512_loadu_ps(next + i + 16), m1);
+    }
+  }
+  for (; i < n; i += 16) {  // the last 1..31 elements, 16 at a time, masked
+    __mmask16 mask = first_lanes(n - i);
+    __m512 e = exp_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, x + i), vm));
+    e = _mm512_maskz_mov_ps(mask, e);
+    if constexpr (Store) _mm512_mask_storeu_ps(y + i, mask, e);
+    s0 = _mm512_add_ps(s0, e);
+    if (next) m0 = _mm512_maskz_max_ps(0xffff, _mm512_mask_loadu_ps(low, mask, next + i), m0);
+  }
+  if (next) *next_max = max_lanes(_mm512_maskz_max_ps(0xffff, m0, m1));
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, _mm512_add_ps(s0, s1));
+  float sum = 0;
+  for (float v : lanes) sum += v;
+  return sum;
+}
+
+// softmax or log_softmax of a float row whose largest value is m, 16 lanes at
+// a time; returns the largest of `next` when given (see exp_sum_avx512).
+PLEXUS_CPU_AVX512 float softmax_row_avx512(const float* x, float* y, int64_t n, bool log, float m,
+                                           const float* next) {
+  float next_max = 0;
   if (log) {
-    const __m512 c = _mm512_set1_ps(std::log(exp_sum_avx512<false>(x, nullptr, n, m)));
+    const __m512 c =
+        _mm512_set1_ps(std::log(exp_sum_avx512<false>(x, nullptr, n, m, next, &next_max)));
     const __m512 vm = _mm512_set1_ps(m);
-    for (i = 0; i < n; i += 16) {
-      __mmask16 mask = static_cast<__mmask16>((1u << std::min<int64_t>(16, n - i)) - 1);
+    for (int64_t i = 0; i < n; i += 16) {
+      __mmask16 mask = first_lanes(n - i);
       __m512 v = _mm512_maskz_loadu_ps(mask, x + i);
       _mm512_mask_storeu_ps(y + i, mask, _mm512_sub_ps(_mm512_sub_ps(v, vm), c));
     }
   } else {
-    const __m512 inv = _mm512_set1_ps(1.0f / exp_sum_avx512<true>(x, y, n, m));
-    for (i = 0; i + 16 <= n; i += 16)
+    const __m512 inv = _mm512_set1_ps(1.0f / exp_sum_avx512<true>(x, y, n, m, next, &next_max));
+    int64_t i = 0;
+    for (; i + 16 <= n; i += 16)
       _mm512_storeu_ps(y + i, _mm512_mul_ps(_mm512_loadu_ps(y + i), inv));
     if (i < n) {
-      __mmask16 mask = static_cast<__mmask16>((1u << (n - i)) - 1);
+      __mmask16 mask = first_lanes(n - i);
       _mm512_mask_storeu_ps(y + i, mask, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, y + i), inv));
     }
+  }
+  return next_max;
+}
+
+// softmax of rows [b, e) of a float tensor with dense rows of n; each row's
+// largest value is found while the row before it is exponentiated.
+PLEXUS_CPU_AVX512 void softmax_rows_avx512(const float* x, float* y, const RowIndex& rows,
+                                           int64_t b, int64_t e, int64_t n, bool log) {
+  int64_t io, oo, next_io = 0, next_oo = 0;
+  rows.offsets(b, io, oo);
+  float m = row_max_avx512(x + io, n);
+  for (int64_t r = b; r < e; ++r) {
+    const float* next = nullptr;
+    if (r + 1 < e) {
+      rows.offsets(r + 1, next_io, next_oo);
+      next = x + next_io;
+    }
+    m = softmax_row_avx512(x + io, y + oo, n, log, m, next);
+    io = next_io;
+    oo = next_oo;
   }
 }
 
@@ -335,7 +377,13 @@ bool has_avx512() {
 bool has_avx512() {
   return false;
 }
-void softmax_row_avx512(const float*, float*, int64_t, bool) {}
+float row_max_avx512(const float*, int64_t) {
+  return 0;
+}
+float softmax_row_avx512(const float*, float*, int64_t, bool, float, const float*) {
+  return 0;
+}
+void softmax_rows_avx512(const float*, float*, const RowIndex&, int64_t, int64_t, int64_t, bool) {}
 
 template <bool Store>
 float exp_sum(const float* x, float* y, int64_t n, float m) {
@@ -365,7 +413,10 @@ double exp_sum(const double* x, double* y, int64_t n, double m) {
 template <typename C>
 void softmax_row(const C* x, C* y, int64_t n, bool log) {
   if constexpr (std::is_same_v<C, float>) {
-    if (has_avx512()) return softmax_row_avx512(x, y, n, log);
+    if (has_avx512()) {
+      softmax_row_avx512(x, y, n, log, row_max_avx512(x, n), nullptr);
+      return;
+    }
   }
   C m = row_max(x, n);
   if (log) {
@@ -482,6 +533,14 @@ void softmax(const plexus_tensor& self, int64_t dim, const plexus_tensor& out, b
       return softmax_by_columns<C>(self, dim, out, inner, log);
   }
   bool direct = std::is_same_v<T, C> && sx == 1 && so == 1;
+  if constexpr (std::is_same_v<T, float>) {
+    if (direct && has_avx512()) {
+      parallel_parts(rows.count, n * 8, [&](int64_t, int64_t b, int64_t e) {
+        softmax_rows_avx512(in.data(), o.data(), rows, b, e, n, log);
+      });
+      return;
+    }
+  }
   std::vector<C> scratch(direct ? 0 : static_cast<size_t>(parts_for(rows.count) * n));
   parallel_parts(rows.count, n * 8, [&](int64_t part, int64_t b, int64_t e) {
     C* buf = scratch.data() + part * n;

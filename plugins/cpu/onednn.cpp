@@ -53,11 +53,13 @@ dnnl::memory::desc desc(plexus_dtype d, const dnnl::memory::dims& sizes,
   return dnnl::memory::desc(sizes, data_type(d), strides);
 }
 
-dnnl::memory::desc desc(const plexus_tensor& t) {
+dnnl::memory::desc desc(const plexus_tensor& t, plexus_dtype dtype) {
   dnnl::memory::dims sizes(t.sizes, t.sizes + t.ndim), strides(t.strides, t.strides + t.ndim);
   if (t.ndim == 0) sizes = strides = {1};  // oneDNN has no 0-d memory
-  return desc(t.dtype, sizes, strides);
+  return desc(dtype, sizes, strides);
 }
+
+dnnl::memory::desc desc(const plexus_tensor& t) { return desc(t, t.dtype); }
 
 dnnl::memory::desc dense_desc(plexus_dtype d, const dnnl::memory::dims& sizes) {
   dnnl::memory::dims strides(sizes.size());

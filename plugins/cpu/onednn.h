@@ -30,8 +30,10 @@ bool computes_in(plexus_dtype d);
 // The oneDNN data type storing d; throws Error(UNSUPPORTED) for f64, i16, i64, bool.
 dnnl::memory::data_type data_type(plexus_dtype d);
 
-// A memory descriptor of t's sizes and strides (in elements), as t's dtype.
+// A memory descriptor of t's sizes and strides (in elements), as t's dtype
+// or as `dtype` (for a copy of t converted to it with the same strides).
 dnnl::memory::desc desc(const plexus_tensor& t);
+dnnl::memory::desc desc(const plexus_tensor& t, plexus_dtype dtype);
 // The same for explicit sizes and strides.
 dnnl::memory::desc desc(plexus_dtype d, const dnnl::memory::dims& sizes,
                         const dnnl::memory::dims& strides);
@@ -84,11 +86,13 @@ std::shared_ptr<void> lookup(const std::string& key, std::type_index type,
 // is process-wide, bounded, and safe to use from any thread.
 template <typename T, typename Make>
 T cached(const Key& key, Make&& make) {
+  using F = std::remove_reference_t<Make>;
   auto thunk = [](void* ctx) -> std::shared_ptr<void> {
-    return std::make_shared<T>((*static_cast<std::remove_reference_t<Make>*>(ctx))());
+    return std::make_shared<T>((*static_cast<F*>(ctx))());
   };
+  void* ctx = const_cast<std::remove_const_t<F>*>(&make);
   return *static_cast<const T*>(
-      detail::lookup(key.str(), std::type_index(typeid(T)), thunk, &make).get());
+      detail::lookup(key.str(), std::type_index(typeid(T)), thunk, ctx).get());
 }
 
 // A reorder between two descriptors, cached.

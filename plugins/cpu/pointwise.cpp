@@ -14,7 +14,7 @@ void lerp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     C w = scalar_to<C>(args.scalar(2));
     auto out = output<T>(args, 3);
     if (std::abs(w) < C(0.5))
@@ -30,7 +30,7 @@ void addcmul_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     C v = scalar_to<C>(args.scalar(3));
     auto out = output<T>(args, 4);
     auto self = input<T>(args, 0), t1 = input<T>(args, 1), t2 = input<T>(args, 2);
@@ -47,7 +47,7 @@ void addcdiv_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     C v = scalar_to<C>(args.scalar(3));
     map([v](C s, C a, C b) { return s + v * a / b; }, output<T>(args, 4), input<T>(args, 0),
         input<T>(args, 1), input<T>(args, 2));

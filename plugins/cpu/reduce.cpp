@@ -88,6 +88,21 @@ A fold_lanes(const T* p, int64_t n, int64_t s, A init, F f) {
   return acc[0];
 }
 
+// Folds four rows of k elements (at p, p + rs, p + 2 rs, p + 3 rs; element
+// stride s) into acc with f: one pass over acc instead of four.
+template <typename A, typename T, typename F>
+void fold_four_rows(A* acc, const T* p, int64_t k, int64_t s, int64_t rs, F f) {
+  const T *p1 = p + rs, *p2 = p + 2 * rs, *p3 = p + 3 * rs;
+  auto a = [](T v) { return static_cast<A>(load(v)); };
+  if (s == 1) {
+    for (int64_t i = 0; i < k; ++i)
+      acc[i] = f(f(f(f(acc[i], a(p[i])), a(p1[i])), a(p2[i])), a(p3[i]));
+  } else {
+    for (int64_t i = 0; i < k; ++i)
+      acc[i] = f(f(f(f(acc[i], a(p[i * s])), a(p1[i * s])), a(p2[i * s])), a(p3[i * s]));
+  }
+}
+
 // Sum of a contiguous run: lanes over blocks, blocks added pairwise, so the
 // rounding error grows with log(n) rather than n.
 template <typename A, typename T>
@@ -108,6 +123,9 @@ A pairwise_sum(const T* p, int64_t n) {
 //                           reduced space (n >= 1)
 //   columns(acc, p, k, s, r) acc[i] = acc[i] then p[i*s] for i < k, the
 //                           elements being in reduced row r
+//   kFourRows, columns4(acc, p, k, s, rs)
+//                           when true: columns() for rows p, p + rs, p + 2 rs
+//                           and p + 3 rs at once
 //   finish(a, count)        the result of `count` folded elements
 
 // sum: integers in 64 bits (wrapping, as unsigned), floats in float (Half,
@@ -126,6 +144,10 @@ struct SumOp {
       for (int64_t i = 0; i < k; ++i) acc[i] += static_cast<A>(load(p[i]));
     else
       for (int64_t i = 0; i < k; ++i) acc[i] += static_cast<A>(load(p[i * s]));
+  }
+  static constexpr bool kFourRows = true;
+  static void columns4(A* acc, const T* p, int64_t k, int64_t s, int64_t rs) {
+    fold_four_rows(acc, p, k, s, rs, [](A a, A x) { return a + x; });
   }
   static A finish(A a, int64_t) { return a; }
 };
@@ -160,6 +182,10 @@ struct ExtremeOp {
       for (int64_t i = 0; i < k; ++i) acc[i] = combine(acc[i], load(p[i]));
     else
       for (int64_t i = 0; i < k; ++i) acc[i] = combine(acc[i], load(p[i * s]));
+  }
+  static constexpr bool kFourRows = true;
+  static void columns4(A* acc, const T* p, int64_t k, int64_t s, int64_t rs) {
+    fold_four_rows(acc, p, k, s, rs, [](A a, A x) { return combine(a, x); });
   }
   static A finish(A a, int64_t) { return a; }
 };
@@ -199,6 +225,8 @@ struct ArgExtremeOp {
       if (acc[i].i < 0 || better(x, acc[i].v)) acc[i] = {x, r};
     }
   }
+  static constexpr bool kFourRows = false;
+  static void columns4(A*, const T*, int64_t, int64_t, int64_t) {}
   static int64_t finish(A a, int64_t) { return a.i; }
 
   // The first j < n with p[j] equal to v (or NaN, for a NaN v); v is there.
@@ -411,9 +439,18 @@ class Reduction {
     for (int64_t r = b; r < e;) {
       int64_t stop = std::min(e, r + kRowBlock);
       std::fill(part, part + k, Op::identity());
-      for (; r < stop; ++r) {
+      while (r < stop) {
+        int32_t last = reduced.ndim - 1;  // four rows at once when they are evenly spaced
+        if (Op::kFourRows && last >= 0 && r + 4 <= stop &&
+            reduced.index[last] + 4 <= reduced.size[last]) {
+          Op::columns4(part, p + reduced.off[0], k, step_, reduced.stride[0][last]);
+          for (int j = 0; j < 4; ++j) reduced.next();
+          r += 4;
+          continue;
+        }
         Op::columns(part, p + reduced.off[0], k, step_, r);
         reduced.next();
+        ++r;
       }
       for (int64_t i = 0; i < k; ++i) acc[i] = Op::combine(acc[i], part[i]);
     }

@@ -19,7 +19,7 @@ void floating_unary(const plexus_kernel_call& call, F f) {
   sdk::Args args(call);
   visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
   });
 }
@@ -69,7 +69,7 @@ void gelu_out(const plexus_kernel_call& call) {
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "gelu.out: approximate must be 'none' or 'tanh'");
   visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0);
     auto out = output<T>(args, 2);
     if (mode == "tanh") {
@@ -90,7 +90,7 @@ void numeric_unary(const plexus_kernel_call& call, F f) {
   sdk::Args args(call);
   visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
   });
 }
@@ -150,7 +150,7 @@ void clamp_out(const plexus_kernel_call& call) {
   if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
   visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    using C = sdk::compute_type_t<T>;
+    using C = compute_t<T>;
     auto self = input<T>(args, 0);
     auto out = output<T>(args, 3);
     std::optional<C> lo, hi;

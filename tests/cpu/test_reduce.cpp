@@ -73,6 +73,21 @@ TEST_CASE("sum of strided views", "[reduce]") {
   CHECK(sum(every_other, Sizes{0, 2}).tolist<float>() == Floats{0 + 1 + 6 + 7, 4 + 5 + 10 + 11});
 }
 
+TEST_CASE("sum and amax over dims that do not merge, into kept columns", "[reduce]") {
+  Tensor x = ramp(3 * 6 * 8, 1).view({3, 6, 8}).slice(1, 0, 5);  // [3, 5, 8], strides 48, 8, 1
+  Floats want_sum(8, 0), want_max(8, -1);
+  for (int64_t a = 0; a < 3; ++a)
+    for (int64_t b = 0; b < 5; ++b)
+      for (int64_t c = 0; c < 8; ++c) {
+        float v = static_cast<float>(a * 48 + b * 8 + c);
+        want_sum[c] += v;
+        want_max[c] = std::max(want_max[c], v);
+      }
+  CHECK(sum(x, Sizes{0, 1}).tolist<float>() == want_sum);
+  CHECK(amax(x, {0, 1}).tolist<float>() == want_max);
+  CHECK(mean(x, Sizes{1, 0}, true).tolist<float>()[3] == Approx(want_sum[3] / 15));
+}
+
 TEST_CASE("sum into a strided out", "[reduce]") {
   Tensor out = zeros({2, 2});
   sum_out(out.select(1, 0), m23(), Sizes{1});  // out[:, 0]: stride 2
