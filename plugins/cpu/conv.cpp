@@ -255,10 +255,22 @@ void conv2d_out(const plexus_kernel_call& call) {
   const plexus_tensor& weight = args.tensor(1);
   const plexus_tensor& out = args.tensor(7);
   auto stride = args.int_list(3), padding = args.int_list(4), dilation = args.int_list(5);
-  ConvShape s{input.sizes[0],  input.sizes[1],  input.sizes[2],  input.sizes[3],
-              weight.sizes[0], weight.sizes[2], weight.sizes[3], out.sizes[2],
-              out.sizes[3],    stride[0],       stride[1],       padding[0],
-              padding[1],      dilation[0],     dilation[1],     args.integer(6)};
+  ConvShape s{.n = input.sizes[0],
+              .c = input.sizes[1],
+              .h = input.sizes[2],
+              .w = input.sizes[3],
+              .oc = weight.sizes[0],
+              .kh = weight.sizes[2],
+              .kw = weight.sizes[3],
+              .oh = out.sizes[2],
+              .ow = out.sizes[3],
+              .sh = stride[0],
+              .sw = stride[1],
+              .ph = padding[0],
+              .pw = padding[1],
+              .dh = dilation[0],
+              .dw = dilation[1],
+              .groups = args.integer(6)};
   Conv cv{input, weight, args.optional_tensor(2), out, s};
   if (s.n * s.oc * s.oh * s.ow == 0) return;
   bool onednn = call.dtype != PLEXUS_DTYPE_F64 && s.c > 0 && conv_onednn(cv);

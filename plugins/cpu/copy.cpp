@@ -105,7 +105,7 @@ struct Permuted {
 
 constexpr int64_t kBlock = 256;
 constexpr int64_t kPrefetchTiles = 4;
-// Above this many bytes of output, 4-byte transposes write around the caches:
+// Above this many bytes of output, register transposes write around the caches:
 // the result would not stay in them anyway, and reading dst lines first to
 // write them costs a third of the traffic.
 constexpr int64_t kStreamBytes = int64_t{8} << 20;
@@ -114,9 +114,40 @@ constexpr int64_t kStreamBytes = int64_t{8} << 20;
 template <typename S>
 constexpr int64_t kTile = std::max<int64_t>(8, 64 / static_cast<int64_t>(sizeof(stored_t<S>)));
 
+// True for the copies with a register transpose: 2-, 4- and 8-byte bits.
+template <typename D, typename S>
+inline constexpr bool kHasSimdTile =
 #if defined(__AVX2__)
-// Transposes the 8x8 block of 4-byte elements s[i * sa + j] into d[i + j * db].
-inline void transpose8x8(uint32_t* d, int64_t db, const uint32_t* s, int64_t sa) {
+    std::is_same_v<D, S> &&
+    (std::is_same_v<D, uint16_t> || std::is_same_v<D, uint32_t> || std::is_same_v<D, uint64_t>);
+#else
+    false;
+#endif
+
+#if defined(__AVX2__)
+// Register transposes of a k x k block: d[i + j * db] = s[i * sa + j], for
+// 2-byte (8x8), 4-byte (8x8) and 8-byte (4x4) elements.
+inline void transpose_block(uint16_t* d, int64_t db, const uint16_t* s, int64_t sa) {
+  auto in = [&](int k) { return _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k * sa)); };
+  __m128i b0 = _mm_unpacklo_epi16(in(0), in(1)), b1 = _mm_unpackhi_epi16(in(0), in(1));
+  __m128i b2 = _mm_unpacklo_epi16(in(2), in(3)), b3 = _mm_unpackhi_epi16(in(2), in(3));
+  __m128i b4 = _mm_unpacklo_epi16(in(4), in(5)), b5 = _mm_unpackhi_epi16(in(4), in(5));
+  __m128i b6 = _mm_unpacklo_epi16(in(6), in(7)), b7 = _mm_unpackhi_epi16(in(6), in(7));
+  __m128i c0 = _mm_unpacklo_epi32(b0, b2), c1 = _mm_unpackhi_epi32(b0, b2);
+  __m128i c2 = _mm_unpacklo_epi32(b1, b3), c3 = _mm_unpackhi_epi32(b1, b3);
+  __m128i c4 = _mm_unpacklo_epi32(b4, b6), c5 = _mm_unpackhi_epi32(b4, b6);
+  __m128i c6 = _mm_unpacklo_epi32(b5, b7), c7 = _mm_unpackhi_epi32(b5, b7);
+  auto out = [&](int k, __m128i v) { _mm_storeu_si128(reinterpret_cast<__m128i*>(d + k * db), v); };
+  out(0, _mm_unpacklo_epi64(c0, c4));
+  out(1, _mm_unpackhi_epi64(c0, c4));
+  out(2, _mm_unpacklo_epi64(c1, c5));
+  out(3, _mm_unpackhi_epi64(c1, c5));
+  out(4, _mm_unpacklo_epi64(c2, c6));
+  out(5, _mm_unpackhi_epi64(c2, c6));
+  out(6, _mm_unpacklo_epi64(c3, c7));
+  out(7, _mm_unpackhi_epi64(c3, c7));
+}
+inline void transpose_block(uint32_t* d, int64_t db, const uint32_t* s, int64_t sa) {
   auto in = [&](int k) { return _mm256_loadu_ps(reinterpret_cast<const float*>(s + k * sa)); };
   __m256 t0 = _mm256_unpacklo_ps(in(0), in(1)), t1 = _mm256_unpackhi_ps(in(0), in(1));
   __m256 t2 = _mm256_unpacklo_ps(in(2), in(3)), t3 = _mm256_unpackhi_ps(in(2), in(3));
@@ -136,40 +167,50 @@ inline void transpose8x8(uint32_t* d, int64_t db, const uint32_t* s, int64_t sa)
   out(6, _mm256_permute2f128_ps(u2, u6, 0x31));
   out(7, _mm256_permute2f128_ps(u3, u7, 0x31));
 }
+inline void transpose_block(uint64_t* d, int64_t db, const uint64_t* s, int64_t sa) {
+  auto in = [&](int k) { return _mm256_loadu_pd(reinterpret_cast<const double*>(s + k * sa)); };
+  __m256d t0 = _mm256_unpacklo_pd(in(0), in(1)), t1 = _mm256_unpackhi_pd(in(0), in(1));
+  __m256d t2 = _mm256_unpacklo_pd(in(2), in(3)), t3 = _mm256_unpackhi_pd(in(2), in(3));
+  auto out = [&](int k, __m256d v) { _mm256_storeu_pd(reinterpret_cast<double*>(d + k * db), v); };
+  out(0, _mm256_permute2f128_pd(t0, t2, 0x20));
+  out(1, _mm256_permute2f128_pd(t1, t3, 0x20));
+  out(2, _mm256_permute2f128_pd(t0, t2, 0x31));
+  out(3, _mm256_permute2f128_pd(t1, t3, 0x31));
+}
 
-// A full 16x16 tile of 4-byte elements, transposed in registers into a
-// buffer, then written out as whole lines (non-temporal when stream is set).
-inline void transpose16x16(uint32_t* d, int64_t db, const uint32_t* s, int64_t sa, bool stream) {
-  alignas(32) uint32_t buf[16 * 16];  // buf[j * 16 + i]
-  transpose8x8(buf, 16, s, sa);
-  transpose8x8(buf + 8 * 16, 16, s + 8, sa);
-  transpose8x8(buf + 8, 16, s + 8 * sa, sa);
-  transpose8x8(buf + 8 + 8 * 16, 16, s + 8 * sa + 8, sa);
-  for (int64_t j = 0; j < 16; ++j) {
-    auto* o = reinterpret_cast<float*>(d + j * db);
-    __m256 lo = _mm256_load_ps(reinterpret_cast<const float*>(buf + j * 16));
-    __m256 hi = _mm256_load_ps(reinterpret_cast<const float*>(buf + j * 16 + 8));
+// A full tile of B-sized elements (64-byte rows), transposed block by block
+// into a buffer, then written out as whole lines (non-temporal when stream).
+template <typename B>
+void transpose_tile(B* d, int64_t db, const B* s, int64_t sa, bool stream) {
+  constexpr int64_t T = 64 / sizeof(B), K = sizeof(B) == 8 ? 4 : 8;
+  alignas(64) B buf[T * T];  // buf[j * T + i]
+  for (int64_t i = 0; i < T; i += K)
+    for (int64_t j = 0; j < T; j += K) transpose_block(buf + i + j * T, T, s + i * sa + j, sa);
+  for (int64_t j = 0; j < T; ++j) {
+    const auto* row = reinterpret_cast<const __m256i*>(buf + j * T);
+    auto* o = reinterpret_cast<__m256i*>(d + j * db);
     if (stream) {
-      _mm256_stream_ps(o, lo);
-      _mm256_stream_ps(o + 8, hi);
+      _mm256_stream_si256(o, _mm256_load_si256(row));
+      _mm256_stream_si256(o + 1, _mm256_load_si256(row + 1));
     } else {
-      _mm256_storeu_ps(o, lo);
-      _mm256_storeu_ps(o + 8, hi);
+      _mm256_storeu_si256(o, _mm256_load_si256(row));
+      _mm256_storeu_si256(o + 1, _mm256_load_si256(row + 1));
     }
   }
 }
 #endif
 
-// One tile of ni x nj elements: src rows are read whole into a buffer, then
-// written out transposed, converting S to D.
+// One tile of ni x nj elements at d and s: a register transpose for full
+// tiles of 2-, 4- and 8-byte elements of one type; otherwise src rows are read
+// whole into a buffer, then written out transposed, converting S to D.
 template <typename D, typename S>
 void copy_tile(D* d, const stored_t<S>* s, const Permuted& p, int64_t ni, int64_t nj, bool stream) {
   constexpr int64_t T = kTile<S>;
 #if defined(__AVX2__)
-  if constexpr (std::is_same_v<D, uint32_t> && std::is_same_v<S, uint32_t>) {
+  if constexpr (kHasSimdTile<D, S>) {
     if (ni == T && nj == T) {
-      bool aligned = reinterpret_cast<uintptr_t>(d) % 32 == 0 && p.db % 8 == 0;
-      transpose16x16(d, p.db, s, p.sa, stream && aligned);
+      bool aligned = reinterpret_cast<uintptr_t>(d) % 32 == 0 && p.db * sizeof(D) % 32 == 0;
+      transpose_tile(d, p.db, s, p.sa, stream && aligned);
       return;
     }
   }
@@ -224,7 +265,7 @@ void copy_transposed(D* d, const stored_t<S>* s, const Layout& l, int32_t a, int
   Permuted p{l.size[a], l.size[b], l.src[a], l.dst[b]};
   int64_t bi = (p.na + kBlock - 1) / kBlock, bj = (p.nb + kBlock - 1) / kBlock;
   int64_t items = l.numel / (p.na * p.nb) * bi * bj;
-  bool stream = sizeof(D) == 4 && l.numel * 4 >= kStreamBytes;
+  bool stream = kHasSimdTile<D, S> && l.numel * static_cast<int64_t>(sizeof(D)) >= kStreamBytes;
   parallel_for(items, kBlock * kBlock, [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       int64_t i0 = item % bi * kBlock, j0 = item / bi % bj * kBlock, rest = item / (bi * bj);

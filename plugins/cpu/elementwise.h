@@ -1,7 +1,8 @@
 // What the elementwise kernel files (copy, binary, unary, compare, pointwise)
-// share: dtype dispatch limited to an op's dtypes, typed views of a call's
-// tensors, conversion exactly as the host converts, integer arithmetic that
-// wraps like PyTorch's, and map2(), the binary loop with a scalar fast path.
+// share: fast float16/bfloat16 element types, dtype dispatch limited to an
+// op's dtypes, typed views of a call's tensors, conversion exactly as the host
+// converts, integer arithmetic that wraps like PyTorch's, and map2(), the
+// binary loop with a scalar fast path.
 #pragma once
 
 #if defined(__F16C__)

@@ -356,6 +356,8 @@ class Reduction {
     int64_t tasks = kept_.numel() * blocks_;
     int64_t width = rows_ ? 1 : std::min(n_, kColumnBlock);
     int64_t nt = omp_get_max_threads();
+    // Split each task's reduced space when whole tasks would leave threads
+    // idle more than a fifth of the time (e.g. 1 output, or 3 on 2 threads).
     int64_t rounds = (tasks + nt - 1) / nt;
     bool split = nt > 1 && !omp_in_parallel() && reduced_count_ * width > kGrain &&
                  reduced_count_ >= 64 * nt && rounds * nt * 4 > tasks * 5;

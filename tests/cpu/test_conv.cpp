@@ -214,3 +214,21 @@ TEST_CASE("conv2d writes a channels-last out, and an unbatched input works", "[c
     check_close(values(one), second, tolerance(t) * 6);
   }
 }
+
+TEST_CASE("conv2d of broadcast (stride 0) tensors and of zero input channels", "[conv]") {
+  for (DType t : kDTypes) {
+    INFO(dtype_name(t));
+    // Every row of the input is [1, 2, 3] and every weight is 1: stride 0 in both.
+    Tensor x = make(t, {1, 1, 1, 3}, {1, 2, 3}).expand({2, 2, 3, 3});
+    Tensor w = make(t, {1, 1, 1, 1}, {1}).expand({3, 2, 2, 2});
+    Tensor out = conv2d(x, w);
+    REQUIRE(out.sizes() == IntArrayRef({2, 3, 2, 2}));
+    // Each output sums 2 channels x 2 rows x two neighbours: 4 * (x[j] + x[j + 1]).
+    std::vector<double> want;
+    for (int row = 0; row < 2 * 3 * 2; ++row) want.insert(want.end(), {12, 20});
+    CHECK(values(out) == want);
+    // No input channels: the output is the bias.
+    Tensor none = conv2d(empty({1, 0, 2, 2}, t), empty({2, 0, 1, 1}, t), make(t, {2}, {5, -1}));
+    CHECK(values(none) == std::vector<double>{5, 5, 5, 5, -1, -1, -1, -1});
+  }
+}

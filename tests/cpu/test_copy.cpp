@@ -17,12 +17,21 @@ Tensor iota(int64_t rows, int64_t cols, DType dtype = DType::F32) {
   return arange(0, rows * cols, 1, TensorOptions(dtype)).view({rows, cols});
 }
 
-// The transpose of a rows x cols matrix of iota values, as a list.
-std::vector<double> transposed_iota(int64_t rows, int64_t cols) {
-  std::vector<double> v;
+// The transpose of a rows x cols matrix given as a row-major list.
+std::vector<double> transposed(const std::vector<double>& v, int64_t rows, int64_t cols) {
+  std::vector<double> t;
   for (int64_t j = 0; j < cols; ++j)
-    for (int64_t i = 0; i < rows; ++i) v.push_back(static_cast<double>(i * cols + j));
-  return v;
+    for (int64_t i = 0; i < rows; ++i) t.push_back(v[i * cols + j]);
+  return t;
+}
+
+// Checks that copying the transpose of a matrix gives its values transposed.
+void check_transpose(const Tensor& src) {
+  INFO(src.str());
+  int64_t rows = src.size(0), cols = src.size(1);
+  Tensor dst = empty({cols, rows}, src.dtype());
+  dst.copy_(src.t());
+  CHECK(dst.tolist<double>() == transposed(src.tolist<double>(), rows, cols));
 }
 
 }  // namespace
@@ -41,49 +50,45 @@ TEST_CASE("copy_ of a dense tensor of the same dtype copies every element", "[co
 }
 
 TEST_CASE("copy_ of a transposed view goes through blocks and lands transposed", "[copy]") {
-  SECTION("float32, non-square and odd-sized: the 8x8 kernel and its edges") {
-    Tensor src = iota(37, 23);
-    Tensor dst = empty({23, 37}, DType::F32);
-    dst.copy_(src.t());
-    std::vector<float> v = dst.tolist<float>();
-    CHECK(std::vector<double>(v.begin(), v.end()) == transposed_iota(37, 23));
+  // Sizes cover full and partial tiles (64-byte rows: 8 to 64 elements),
+  // several 256 x 256 blocks, and outputs over 8 MB, written around the caches.
+  SECTION("4-byte elements: the AVX2 8x8 transposes and their edges") {
+    check_transpose(iota(37, 23));
+    check_transpose(iota(300, 270, DType::I32));
+    check_transpose(iota(1032, 2049));  // 8.5 MB; rows a multiple of 32 bytes
   }
-  SECTION("larger than one block in both dims") {
-    Tensor src = iota(70, 45);
-    Tensor dst = src.t().contiguous();
-    std::vector<float> v = dst.tolist<float>();
-    CHECK(std::vector<double>(v.begin(), v.end()) == transposed_iota(70, 45));
+  SECTION("8-byte elements") {
+    check_transpose(iota(19, 11, DType::F64));
+    check_transpose(iota(300, 270, DType::I64));
+    check_transpose(iota(1032, 1032, DType::F64));
   }
-  SECTION("8-, 2- and 1-byte elements") {
-    for (DType t : {DType::F64, DType::I64, DType::I16, DType::BF16, DType::U8}) {
-      Tensor src = iota(19, 11, t);
-      Tensor dst = empty({11, 19}, t);
-      dst.copy_(src.t());
-      CHECK(dst.tolist<double>() == transposed_iota(19, 11));
-    }
+  SECTION("2-byte elements") {
+    check_transpose(iota(19, 11, DType::BF16));
+    check_transpose(iota(150, 200, DType::I16));
+    check_transpose(iota(2048, 2064, DType::F16));
+  }
+  SECTION("1-byte elements") {
+    check_transpose(iota(19, 11, DType::U8));
+    check_transpose(iota(100, 70, DType::I8));
   }
   SECTION("while converting dtype") {
     Tensor dst = empty({23, 37}, DType::I32);
     dst.copy_(iota(37, 23, DType::F64).t());
-    std::vector<int32_t> v = dst.tolist<int32_t>();
-    CHECK(std::vector<double>(v.begin(), v.end()) == transposed_iota(37, 23));
+    CHECK(dst.tolist<double>() == transposed(iota(37, 23).tolist<double>(), 37, 23));
   }
   SECTION("into a transposed destination") {
     Tensor dst = empty({23, 37}, DType::F32);
     dst.t().copy_(iota(37, 23));
-    std::vector<float> v = dst.tolist<float>();
-    CHECK(std::vector<double>(v.begin(), v.end()) == transposed_iota(37, 23));
+    CHECK(dst.tolist<double>() == transposed(iota(37, 23).tolist<double>(), 37, 23));
   }
-  SECTION("several blocks and partial tiles, 4- and 8-byte elements") {
-    for (DType t : {DType::F32, DType::F64}) {
-      Tensor dst = iota(300, 270, t).t().contiguous();
-      CHECK(dst.tolist<double>() == transposed_iota(300, 270));
-    }
-  }
-  SECTION("large enough to write around the caches") {
-    Tensor dst = iota(1032, 2049).t().contiguous();  // 8.5 MB, rows a multiple of 32 bytes
+  SECTION("a batch of matrices, permuted") {
+    Tensor src = arange(0, 2 * 9 * 10, 1, TensorOptions(DType::F32)).view({2, 9, 10});
+    Tensor dst = src.permute({0, 2, 1}).contiguous();
+    REQUIRE(dst.sizes() == IntArrayRef{2, 10, 9});
     std::vector<float> v = dst.tolist<float>();
-    CHECK(std::vector<double>(v.begin(), v.end()) == transposed_iota(1032, 2049));
+    for (int64_t b = 0; b < 2; ++b)
+      for (int64_t i = 0; i < 10; ++i)
+        for (int64_t j = 0; j < 9; ++j) CHECK(v[(b * 10 + i) * 9 + j] == b * 90 + j * 10 + i);
   }
   SECTION("a batch of matrices, permuted, several blocks each") {
     Tensor src = arange(0, 3 * 300 * 260, 1, TensorOptions(DType::F32)).view({3, 300, 260});
@@ -94,15 +99,6 @@ TEST_CASE("copy_ of a transposed view goes through blocks and lands transposed",
         for (int64_t j = 0; j < 300; ++j)
           all = all && v[(b * 260 + i) * 300 + j] == (b * 300 + j) * 260 + i;
     CHECK(all);
-  }
-  SECTION("a batch of matrices, permuted") {
-    Tensor src = arange(0, 2 * 9 * 10, 1, TensorOptions(DType::F32)).view({2, 9, 10});
-    Tensor dst = src.permute({0, 2, 1}).contiguous();
-    REQUIRE(dst.sizes() == IntArrayRef{2, 10, 9});
-    std::vector<float> v = dst.tolist<float>();
-    for (int64_t b = 0; b < 2; ++b)
-      for (int64_t i = 0; i < 10; ++i)
-        for (int64_t j = 0; j < 9; ++j) CHECK(v[(b * 10 + i) * 9 + j] == b * 90 + j * 10 + i);
   }
 }
 

@@ -248,6 +248,36 @@ TEST_CASE("max_pool2d with dilation", "[nn]") {
         Floats{-5, -4, -5, -6, -1, -0.0f, -1, -2, -5, -4, -5, -6, -9, -8, -9, -10});
 }
 
+TEST_CASE("max_pool2d matches a direct loop over many window shapes", "[nn]") {
+  const int64_t H = 7, W = 9;
+  Tensor x = empty({2, 2, H, W}, TensorOptions(DType::F32));
+  for (int64_t i = 0; i < x.numel(); ++i)
+    x.data<float>()[i] = std::sin(1.7f * static_cast<float>(i)) * 10 - 20;  // all below 0
+  for (int64_t k : {1, 2, 3})
+    for (int64_t s : {1, 2, 3})
+      for (int64_t pad = 0; pad <= k / 2; ++pad)
+        for (int64_t d : {1, 2})
+          for (bool ceil : {false, true}) {
+            INFO("k " << k << " s " << s << " p " << pad << " d " << d << " ceil " << ceil);
+            Tensor y = max_pool2d(x, {k, k}, {s, s}, {pad, pad}, {d, d}, ceil);
+            int64_t OH = y.size(2), OW = y.size(3);
+            Floats got = y.tolist<float>(), want;
+            for (int64_t plane = 0; plane < 4; ++plane)
+              for (int64_t oh = 0; oh < OH; ++oh)
+                for (int64_t ow = 0; ow < OW; ++ow) {
+                  float m = -kInf;
+                  for (int64_t i = 0; i < k; ++i)
+                    for (int64_t j = 0; j < k; ++j) {
+                      int64_t h = oh * s - pad + i * d, w = ow * s - pad + j * d;
+                      if (h >= 0 && h < H && w >= 0 && w < W)
+                        m = std::max(m, x.data<float>()[plane * H * W + h * W + w]);
+                    }
+                  want.push_back(m);
+                }
+            CHECK(got == want);
+          }
+}
+
 TEST_CASE("max_pool2d propagates NaN, reads strided input, float16", "[nn]") {
   Tensor x = iota({1, 1, 2, 4});
   x.data<float>()[1] = kNaN;
