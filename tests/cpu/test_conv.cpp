@@ -8,45 +8,13 @@
 
 #include "plexus/dtype_dispatch.h"
 #include "plexus/ops.h"
+#include "cpu/host_values.h"
 
 using namespace plexus;
+using plexus::testing::make;
+using plexus::testing::values;
 
 namespace {
-
-// A contiguous tensor of dtype t holding `v` in row-major order.
-Tensor make(DType t, IntArrayRef sizes, const std::vector<double>& v) {
-  Tensor x = empty(sizes, t);
-  REQUIRE(size_t(x.numel()) == v.size());
-  visit_dtype(t, [&](auto tag) {
-    using T = decltype(tag);
-    T* p = static_cast<T*>(x.data_ptr());
-    for (size_t i = 0; i < v.size(); ++i) p[i] = convert_value<T>(v[i]);
-  });
-  return x;
-}
-
-// The elements of any view in row-major order, read through its strides.
-std::vector<double> values(const Tensor& t) {
-  std::vector<double> out;
-  visit_dtype(t.dtype(), [&](auto tag) {
-    using T = decltype(tag);
-    const T* base = static_cast<const T*>(t.data_ptr());
-    std::vector<int64_t> idx(size_t(t.dim()), 0);
-    for (int64_t n = 0; n < t.numel(); ++n) {
-      int64_t off = 0;
-      for (int64_t d = 0; d < t.dim(); ++d) off += idx[size_t(d)] * t.stride(d);
-      if constexpr (std::is_same_v<T, double>)
-        out.push_back(base[off]);
-      else
-        out.push_back(double(convert_value<float>(base[off])));
-      for (int64_t d = t.dim() - 1; d >= 0; --d) {
-        if (++idx[size_t(d)] < t.size(d)) break;
-        idx[size_t(d)] = 0;
-      }
-    }
-  });
-  return out;
-}
 
 std::vector<double> random_reals(size_t n, unsigned seed) {
   std::mt19937 gen(seed);
