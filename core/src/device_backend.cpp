@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "plexus/allocator.h"
 #include "plexus/error.h"
@@ -34,6 +35,9 @@ class HostBackend final : public DeviceBackend {
     std::memcpy(static_cast<char*>(d) + doff, static_cast<const char*>(s) + soff, n);
   }
   void synchronize(int) override {}
+  void memset_on(int, void* p, size_t off, int value, size_t n, void*) override {
+    std::memset(static_cast<char*>(p) + off, value, n);
+  }
 
  private:
   // "Intel(R) Xeon(R) ..." from /proc/cpuinfo; "host cpu" where that is unreadable.
@@ -66,6 +70,43 @@ Registry& registry() {
 }
 
 }  // namespace
+
+// ---- DeviceBackend's defaults: no streams, synchronous work ---------------------
+
+void* DeviceBackend::create_stream(int) {
+  fail(ErrorCode::Unsupported, "this device type has no streams");
+}
+void DeviceBackend::destroy_stream(int, void*) noexcept {}
+void DeviceBackend::synchronize_stream(int index, void*) { synchronize(index); }
+void* DeviceBackend::create_event(int) {
+  fail(ErrorCode::Unsupported, "this device type has no events");
+}
+void DeviceBackend::destroy_event(int, void*) noexcept {}
+void DeviceBackend::record_event(int, void*, void*) {
+  fail(ErrorCode::Unsupported, "this device type has no events");
+}
+void DeviceBackend::wait_event(int, void*, void*) {
+  fail(ErrorCode::Unsupported, "this device type has no events");
+}
+void DeviceBackend::synchronize_event(int, void*) {
+  fail(ErrorCode::Unsupported, "this device type has no events");
+}
+void DeviceBackend::copy_from_host_on(int index, void* dst, size_t dst_offset, const void* src,
+                                      size_t n, void*) {
+  copy_from_host(index, dst, dst_offset, src, n);
+}
+void DeviceBackend::copy_to_host_on(int index, void* dst, const void* src, size_t src_offset,
+                                    size_t n, void*) {
+  copy_to_host(index, dst, src, src_offset, n);
+}
+void DeviceBackend::copy_on_device_on(int index, void* dst, size_t dst_offset, const void* src,
+                                      size_t src_offset, size_t n, void*) {
+  copy_on_device(index, dst, dst_offset, src, src_offset, n);
+}
+void DeviceBackend::memset_on(int index, void* ptr, size_t offset, int value, size_t n, void*) {
+  std::vector<unsigned char> bytes(n, static_cast<unsigned char>(value));
+  if (n) copy_from_host(index, ptr, offset, bytes.data(), n);
+}
 
 void set_device_backend(DeviceType type, std::shared_ptr<DeviceBackend> backend) {
   PLEXUS_CHECK(type < kMaxDeviceTypes, ErrorCode::InvalidArgument,

@@ -44,6 +44,37 @@ class DeviceBackend {
   // False when the backend manages its own memory pool and the core's caching
   // allocator should pass allocations straight through.
   virtual bool wants_caching_allocator() const { return true; }
+
+  // ---- Work on streams (optional) ------------------------------------------
+  // A stream is an ordered queue of work on one device; an event marks a point
+  // in a stream. Handles are opaque; a null stream is the device's default
+  // stream. Backends without streams keep these defaults: has_streams() and
+  // has_events() are false, the create functions throw Unsupported, and the
+  // enqueue functions run synchronously.
+  virtual bool has_streams() const { return false; }
+  virtual bool has_events() const { return false; }
+  virtual void* create_stream(int index);
+  virtual void destroy_stream(int index, void* stream) noexcept;
+  // Waits on the host until all work on the stream is done.
+  virtual void synchronize_stream(int index, void* stream);
+  virtual void* create_event(int index);
+  virtual void destroy_event(int index, void* event) noexcept;
+  // Marks the point `stream` has reached; wait_event makes later work on
+  // `stream` wait for it (not the host); synchronize_event waits on the host.
+  virtual void record_event(int index, void* event, void* stream);
+  virtual void wait_event(int index, void* event, void* stream);
+  virtual void synchronize_event(int index, void* event);
+  // Copies and memset queued on `stream` behind its earlier work. A host
+  // source must stay valid until the stream is synchronized; copy_to_host_on
+  // returns when the bytes have arrived.
+  virtual void copy_from_host_on(int index, void* dst, size_t dst_offset, const void* src,
+                                 size_t n, void* stream);
+  virtual void copy_to_host_on(int index, void* dst, const void* src, size_t src_offset,
+                               size_t n, void* stream);
+  virtual void copy_on_device_on(int index, void* dst, size_t dst_offset, const void* src,
+                                 size_t src_offset, size_t n, void* stream);
+  // Sets n bytes at (ptr + offset) to `value`. The default copies from a host buffer.
+  virtual void memset_on(int index, void* ptr, size_t offset, int value, size_t n, void* stream);
 };
 
 // Installs the backend for a device type (replacing any earlier one). The

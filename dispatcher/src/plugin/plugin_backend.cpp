@@ -120,6 +120,76 @@ void PluginBackend::synchronize(int index) {
   check(t_.synchronize(t_.user_data, index), "synchronize", index);
 }
 
+void* PluginBackend::create_stream(int index) {
+  PLEXUS_CHECK(t_.stream_create, ErrorCode::Unsupported, "plugin '{}': backend '{}' has no streams",
+               plugin_, t_.name);
+  void* s = nullptr;
+  check(t_.stream_create(t_.user_data, index, &s), "stream_create", index);
+  return s;
+}
+
+void PluginBackend::destroy_stream(int index, void* stream) noexcept {
+  if (t_.stream_destroy && stream) t_.stream_destroy(t_.user_data, index, stream);
+}
+
+void PluginBackend::synchronize_stream(int index, void* stream) {
+  if (!t_.stream_synchronize || !stream) return synchronize(index);
+  check(t_.stream_synchronize(t_.user_data, index, stream), "stream_synchronize", index);
+}
+
+void* PluginBackend::create_event(int index) {
+  PLEXUS_CHECK(t_.event_create, ErrorCode::Unsupported, "plugin '{}': backend '{}' has no events",
+               plugin_, t_.name);
+  void* e = nullptr;
+  check(t_.event_create(t_.user_data, index, &e), "event_create", index);
+  return e;
+}
+
+void PluginBackend::destroy_event(int index, void* event) noexcept {
+  if (t_.event_destroy && event) t_.event_destroy(t_.user_data, index, event);
+}
+
+void PluginBackend::record_event(int index, void* event, void* stream) {
+  PLEXUS_CHECK(t_.event_record, ErrorCode::Unsupported, "plugin '{}': backend '{}' has no events",
+               plugin_, t_.name);
+  check(t_.event_record(t_.user_data, index, event, stream), "event_record", index);
+}
+
+void PluginBackend::wait_event(int index, void* event, void* stream) {
+  PLEXUS_CHECK(t_.event_wait, ErrorCode::Unsupported, "plugin '{}': backend '{}' has no events",
+               plugin_, t_.name);
+  check(t_.event_wait(t_.user_data, index, event, stream), "event_wait", index);
+}
+
+void PluginBackend::synchronize_event(int index, void* event) {
+  PLEXUS_CHECK(t_.event_synchronize, ErrorCode::Unsupported,
+               "plugin '{}': backend '{}' has no events", plugin_, t_.name);
+  check(t_.event_synchronize(t_.user_data, index, event), "event_synchronize", index);
+}
+
+void PluginBackend::copy_from_host_on(int index, void* dst, size_t dst_offset, const void* src,
+                                      size_t n, void* stream) {
+  check(t_.copy_host_to_device(t_.user_data, index, dst, dst_offset, src, n, stream),
+        "copy_host_to_device", index);
+}
+
+void PluginBackend::copy_to_host_on(int index, void* dst, const void* src, size_t src_offset,
+                                    size_t n, void* stream) {
+  check(t_.copy_device_to_host(t_.user_data, index, dst, src, src_offset, n, stream),
+        "copy_device_to_host", index);
+}
+
+void PluginBackend::copy_on_device_on(int index, void* dst, size_t dst_offset, const void* src,
+                                      size_t src_offset, size_t n, void* stream) {
+  check(t_.copy_device_to_device(t_.user_data, index, dst, dst_offset, src, src_offset, n, stream),
+        "copy_device_to_device", index);
+}
+
+void PluginBackend::memset_on(int index, void* ptr, size_t offset, int value, size_t n,
+                              void* stream) {
+  check(t_.memset(t_.user_data, index, ptr, offset, value, n, stream), "memset", index);
+}
+
 bool PluginBackend::wants_caching_allocator() const {
   return !(t_.flags & PLEXUS_BACKEND_OWN_MEMORY_POOL);
 }

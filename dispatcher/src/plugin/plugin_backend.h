@@ -26,6 +26,23 @@ class PluginBackend final : public DeviceBackend {
                       size_t n) override;
   void synchronize(int index) override;
   bool wants_caching_allocator() const override;
+  bool has_streams() const override { return t_.stream_create != nullptr; }
+  bool has_events() const override { return t_.event_create != nullptr; }
+  void* create_stream(int index) override;
+  void destroy_stream(int index, void* stream) noexcept override;
+  void synchronize_stream(int index, void* stream) override;
+  void* create_event(int index) override;
+  void destroy_event(int index, void* event) noexcept override;
+  void record_event(int index, void* event, void* stream) override;
+  void wait_event(int index, void* event, void* stream) override;
+  void synchronize_event(int index, void* event) override;
+  void copy_from_host_on(int index, void* dst, size_t dst_offset, const void* src, size_t n,
+                         void* stream) override;
+  void copy_to_host_on(int index, void* dst, const void* src, size_t src_offset, size_t n,
+                       void* stream) override;
+  void copy_on_device_on(int index, void* dst, size_t dst_offset, const void* src,
+                         size_t src_offset, size_t n, void* stream) override;
+  void memset_on(int index, void* ptr, size_t offset, int value, size_t n, void* stream) override;
 
  private:
   void check(plexus_status st, const char* what, int index) const;

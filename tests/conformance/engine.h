@@ -1,0 +1,60 @@
+// Running one case variant on a device: placing inputs in device memory in the
+// case's layouts (through the backend's raw copies, never through a kernel),
+// boxing the arguments by schema, calling the op, reading results back and
+// comparing them with the reference element by element.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/device_backend.h"
+#include "plexus/op.h"
+#include "plexus/tensor.h"
+#include "runner.h"
+#include "suite.h"
+
+namespace plexus::conformance {
+
+// The device under test.
+struct Target {
+  Device device;
+  DeviceBackend* backend = nullptr;
+  std::string backend_name;
+};
+
+// The forms of an op that share one kernel.
+struct OpForms {
+  const Operator* kernel = nullptr;      // what kernels register on ("add.out", "copy_")
+  const Operator* functional = nullptr;  // "add.Tensor"
+  const Operator* inplace = nullptr;     // "add_.Tensor", "copy_"
+  const Operator* out = nullptr;         // "add.out"
+};
+// The forms of kernel op `kernel` in the catalog.
+OpForms forms_of(const Operator& kernel);
+
+// The variants of a case that apply to these forms, in the order they run:
+// "functional", "out", "inplace" (when the first tensor argument can hold the
+// expected result), "out_self" (out = the first tensor argument).
+std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const Expected* expected);
+
+// The logical values the reference sees for a case's tensor arguments (after
+// Expanded repeats its values along the broadcast dim).
+Inputs logical_inputs(const Case& c);
+// "self=[13, 17] transposed, other=[17]"
+std::string describe_inputs(const Case& c);
+
+// Runs one variant of a case whose expected result is `expected` (ignored when
+// the case expects an error) and fills the status, errors and message of `r`.
+void run_variant(const Target& target, const OpForms& forms, const Case& c,
+                 const std::string& variant, const Expected* expected, Result& r);
+
+// The outcome of comparing values read back with the expected ones.
+struct Comparison {
+  bool ok = true;
+  double max_abs_err = 0, max_ulp_err = 0;
+  std::string message;  // the first mismatch, when not ok
+};
+Comparison compare(const Expected& expected, const ref::Tensor& got, const Tolerance& tol);
+
+}  // namespace plexus::conformance

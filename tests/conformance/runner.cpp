@@ -1,0 +1,547 @@
+#include "runner.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <latch>
+#include <map>
+#include <set>
+#include <sstream>
+#include <thread>
+
+#include "crash.h"
+#include "engine.h"
+#include "plexus/device_backend.h"
+#include "plexus/dispatcher.h"
+#include "plexus/error.h"
+#include "plexus/plugins.h"
+#include "report.h"
+#include "runtime_checks.h"
+
+namespace plexus::conformance {
+
+const char* status_name(Status s) {
+  switch (s) {
+    case Status::Pass: return "pass";
+    case Status::Fail: return "fail";
+    case Status::Unsupported: return "unsupported";
+    case Status::XFail: return "xfail";
+    case Status::XPass: return "xpass";
+  }
+  return "?";
+}
+
+std::string Result::id() const {
+  if (op == "runtime") return op + "/" + name;
+  std::string s = op + "/" + dtype;
+  if (!name.empty()) s += "/" + name;
+  if (!variant.empty()) s += "/" + variant;
+  return s;
+}
+
+std::string shell_quote(const std::string& s) {
+  if (!s.empty() && s.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-./:=+,@") ==
+                        std::string::npos)
+    return s;
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+bool glob_match(std::string_view p, std::string_view t) {
+  // Iterative matcher with one backtrack point for the last '*'.
+  size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+std::vector<XFailEntry> parse_xfail(const std::string& text, const std::string& path) {
+  std::vector<XFailEntry> out;
+  std::istringstream in(text);
+  std::string line;
+  int n = 0;
+  while (std::getline(in, line)) {
+    ++n;
+    size_t b = line.find_first_not_of(" \t\r");
+    if (b == std::string::npos || line[b] == '#') continue;
+    std::istringstream fields(line.substr(b));
+    XFailEntry e;
+    e.line = n;
+    fields >> e.op >> e.dtype;
+    std::getline(fields, e.reason);
+    size_t r = e.reason.find_first_not_of(" \t");
+    e.reason = r == std::string::npos ? "" : e.reason.substr(r);
+    while (!e.reason.empty() && (e.reason.back() == '\r' || e.reason.back() == ' ')) e.reason.pop_back();
+    if (e.dtype.empty() || e.reason.empty())
+      fail(ErrorCode::InvalidArgument,
+           "{}:{}: expected '<op> <dtype> <reason>' (the reason says why the case fails), got '{}'",
+           path, n, line.substr(b));
+    if (e.dtype != "*" && e.op != "runtime" && e.dtype.find_first_of("*?") == std::string::npos &&
+        !dtype_from_name(e.dtype))
+      fail(ErrorCode::InvalidArgument, "{}:{}: '{}' is not a dtype name (float32, int64, ... or *)",
+           path, n, e.dtype);
+    out.push_back(std::move(e));
+  }
+  return out;
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Finds the plugin the user named and loads it alone.
+struct Loaded {
+  PluginRecord record;
+  std::string error;  // why it could not be loaded
+  bool usage = false; // the error is the user's (no such plugin), not the plugin's
+};
+
+Loaded load(const std::string& spec) {
+  namespace fs = std::filesystem;
+  PluginLoadOptions lo;
+  std::string name = spec;
+  bool is_path = spec.find('/') != std::string::npos || spec.ends_with(".json") || spec.ends_with(".so");
+  if (is_path) {
+    fs::path p(spec);
+    std::error_code ec;
+    if (!fs::exists(p, ec)) return {{}, "no file or directory '" + spec + "'", true};
+    fs::path manifest;
+    if (fs::is_directory(p)) {
+      std::vector<fs::path> found;
+      for (const auto& e : fs::directory_iterator(p, ec))
+        if (e.path().extension() == ".json") found.push_back(e.path());
+      if (found.size() != 1)
+        return {{}, fmt::format("'{}' holds {} plugin manifests (*.json); name one of them", spec, found.size()), true};
+      manifest = found[0];
+    } else if (p.extension() == ".json") {
+      manifest = p;
+    } else {
+      // libplexus-<name>.so beside <name>.json
+      std::string stem = p.stem().string();
+      if (stem.rfind("libplexus-", 0) == 0) stem = stem.substr(10);
+      manifest = p.parent_path() / (stem + ".json");
+      if (!fs::exists(manifest, ec))
+        return {{}, "no manifest " + manifest.string() + " beside " + spec, true};
+    }
+    try {
+      std::ifstream f(manifest);
+      nlohmann::json j = nlohmann::json::parse(f);
+      name = j.at("name").get<std::string>();
+    } catch (const std::exception& e) {
+      return {{}, "cannot read the plugin name from " + manifest.string() + ": " + e.what(), false};
+    }
+    lo.search_paths = {fs::absolute(manifest.parent_path()).string()};
+    lo.use_environment = false;
+    lo.use_default_paths = false;
+  }
+  lo.allow = {name};
+  std::vector<PluginRecord> records = load_plugins(lo);
+  for (const PluginRecord& r : records) {
+    if (r.name != name || r.state == PluginRecord::State::Shadowed) continue;
+    if (r.state == PluginRecord::State::Loaded) return {r, "", false};
+    return {r, fmt::format("plugin '{}' ({}) did not load: {}", name, r.manifest, r.reason), false};
+  }
+  std::string where;
+  for (const std::string& d : plugin_search_path(lo)) where += "\n  " + d;
+  return {{}, fmt::format("no plugin named '{}' on the search path:{}", name, where), true};
+}
+
+// Prints failures as they happen (a few per op and dtype), and the progress line.
+class Printer {
+ public:
+  Printer(const Options& o, std::string rerun_prefix) : opts_(o), rerun_(std::move(rerun_prefix)) {}
+
+  void failure(const Result& r) {
+    std::string key = r.op + "/" + r.dtype;
+    int& n = shown_[key];
+    if (++n > 3) {
+      if (n == 4) print(fmt::format("     (more failures of {} follow; only the first 3 are printed, see --json)", key));
+      return;
+    }
+    std::string s = fmt::format("{} {}", r.status == Status::XPass ? "XPASS" : "FAIL", r.id());
+    if (!r.shape.empty()) s += "  " + r.shape;
+    s += "\n     " + r.message;
+    if (!r.name.empty() || r.op == "runtime")
+      s += "\n     re-run: " + rerun_ + " --filter " + shell_quote(r.id());
+    print(s);
+  }
+
+  void progress(const std::string& line, bool final_line) {
+    if (opts_.progress_tty) {
+      std::fprintf(stdout, "\r\033[K%s", line.c_str());
+      if (final_line) std::fputc('\n', stdout);
+      std::fflush(stdout);
+      open_ = !final_line;
+    } else if (final_line) {
+      std::fprintf(stdout, "%s\n", line.c_str());
+      std::fflush(stdout);
+    }
+  }
+
+  void print(const std::string& s) {
+    if (open_) std::fprintf(stdout, "\r\033[K");
+    open_ = false;
+    std::fprintf(stdout, "%s\n", s.c_str());
+    std::fflush(stdout);
+  }
+
+ private:
+  const Options& opts_;
+  std::string rerun_;
+  std::map<std::string, int> shown_;
+  bool open_ = false;
+};
+
+// The threads variant: 8 threads run the case at once, each with values of
+// its own (the case regenerated with a per-thread seed), several times.
+void run_threads(const Target& tg, const OpForms& forms, const OpInfo& info, DType dt,
+                 const std::string& case_name, uint64_t seed, Result& r) {
+  constexpr int kThreads = 8, kRounds = 6;
+  std::vector<std::string> errors(kThreads);
+  std::vector<double> abs_err(kThreads), ulp_err(kThreads);
+  std::latch start(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        CaseSet set(seed * 0x100000001b3ull + static_cast<uint64_t>(t) + 1, forms.kernel->name(), dt);
+        info.generate(set);
+        const Case* c = nullptr;
+        for (const Case& k : set.cases())
+          if (k.name == case_name) c = &k;
+        if (!c) throw std::logic_error("case " + case_name + " not generated again");
+        Expected want = c->reference(logical_inputs(*c));
+        std::string variant = variants_of(forms, *c, &want).front();
+        start.arrive_and_wait();
+        for (int round = 0; round < kRounds && errors[t].empty(); ++round) {
+          Result one;
+          run_variant(tg, forms, *c, variant, &want, one);
+          abs_err[t] = std::max(abs_err[t], one.max_abs_err);
+          ulp_err[t] = std::max(ulp_err[t], one.max_ulp_err);
+          if (one.status != Status::Pass)
+            errors[t] = fmt::format("thread {} of {}, round {}: {}", t, kThreads, round, one.message);
+        }
+      } catch (const std::exception& e) {
+        errors[t] = fmt::format("thread {}: {}", t, e.what());
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  r.status = Status::Pass;
+  for (int t = 0; t < kThreads; ++t) {
+    r.max_abs_err = std::max(r.max_abs_err, abs_err[t]);
+    r.max_ulp_err = std::max(r.max_ulp_err, ulp_err[t]);
+    if (!errors[t].empty() && r.status == Status::Pass) {
+      r.status = Status::Fail;
+      r.message = "wrong under " + std::to_string(kThreads) + " concurrent threads: " + errors[t];
+    }
+  }
+}
+
+// Marks failures covered by the xfail file and adds xpass/stale results.
+void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
+                 const std::set<std::pair<std::string, std::string>>& pairs_run,
+                 const std::set<std::pair<std::string, std::string>>& pairs_known, bool full_run,
+                 const std::string& path) {
+  auto matches = [](const XFailEntry& e, const std::string& op, const std::string& dt) {
+    return glob_match(e.op, op) && glob_match(e.dtype, dt);
+  };
+  for (Result& r : results) {
+    std::string key_dt = r.op == "runtime" ? r.name : r.dtype;
+    for (XFailEntry& e : entries) {
+      if (!matches(e, r.op, key_dt)) continue;
+      e.matched = true;
+      if (r.status == Status::Fail) {
+        r.status = Status::XFail;
+        r.message = fmt::format("expected failure ({}:{}: {}): {}", path, e.line, e.reason, r.message);
+        e.failed = true;
+      }
+      break;
+    }
+  }
+  if (!full_run) return;  // with --filter, an entry's other cases did not run
+  for (XFailEntry& e : entries) {
+    if (e.failed) continue;
+    bool known = false, run = false;
+    for (const auto& [op, dt] : pairs_known) known |= matches(e, op, dt);
+    for (const auto& [op, dt] : pairs_run) run |= matches(e, op, dt);
+    Result x;
+    x.op = e.op;
+    x.dtype = e.dtype;
+    x.status = Status::XPass;
+    if (!known)
+      x.message = fmt::format("{}:{}: '{} {}' names no op and dtype of the catalog or runtime check; remove or fix the line",
+                              path, e.line, e.op, e.dtype);
+    else if (!run)
+      x.message = fmt::format("{}:{}: '{} {}' is listed as an expected failure, but the plugin registers no kernel for it; remove the line",
+                              path, e.line, e.op, e.dtype);
+    else
+      x.message = fmt::format("{}:{}: '{} {}' is listed as an expected failure ({}), but every case passed; remove the line",
+                              path, e.line, e.op, e.dtype, e.reason);
+    results.push_back(x);
+  }
+}
+
+}  // namespace
+
+int run(const Options& opts) {
+  auto t0 = Clock::now();
+  std::vector<XFailEntry> xfail;
+  if (!opts.xfail.empty()) {
+    std::ifstream f(opts.xfail);
+    if (!f) {
+      std::fprintf(stderr, "plexus-conformance: cannot read the xfail file '%s'\n", opts.xfail.c_str());
+      return 2;
+    }
+    std::stringstream ss;
+    ss << f.rdbuf();
+    try {
+      xfail = parse_xfail(ss.str(), opts.xfail);
+    } catch (const Error& e) {
+      std::fprintf(stderr, "plexus-conformance: %s\n", e.what());
+      return 2;
+    }
+  }
+
+  Loaded loaded = load(opts.plugin);
+  if (!loaded.error.empty()) {
+    std::fprintf(stderr, "plexus-conformance: %s\n", loaded.error.c_str());
+    return loaded.usage ? 2 : 1;
+  }
+  const PluginRecord& rec = loaded.record;
+  if (rec.device_types.empty()) {
+    std::fprintf(stderr, "plexus-conformance: plugin '%s' registered no backend\n", rec.name.c_str());
+    return 1;
+  }
+  Dispatcher& disp = Dispatcher::get();
+  disp.set_fallback_policy(FallbackPolicy::Error);
+
+  std::string rerun = shell_quote(opts.executable) + " --plugin " + shell_quote(opts.plugin) +
+                      " --device " + std::to_string(opts.device) + " --seed " + std::to_string(opts.seed);
+  if (!opts.xfail.empty()) rerun += " --xfail " + shell_quote(opts.xfail);
+  Printer printer(opts, rerun);
+
+  // The plugin's first backend is the one under test (plugins register one).
+  Target tg;
+  tg.backend_name = rec.device_types.front();
+  DeviceType type = *find_device_type(tg.backend_name);
+  tg.backend = find_device_backend(type);
+  tg.device = Device(type, static_cast<int16_t>(opts.device));
+  int count = tg.backend ? tg.backend->device_count() : 0;
+
+  std::vector<Result> results;
+  ReportInfo info;
+  info.plugin = rec.name;
+  info.plugin_version = rec.version;
+  info.backend = tg.backend_name;
+  info.device = tg.device.str();
+  info.seed = opts.seed;
+
+  if (count == 0) {
+    std::string reason = tg.backend ? tg.backend->unavailable_reason() : "no device backend";
+    if (reason.empty()) reason = "the backend reports no devices";
+    info.skip_reason = fmt::format("plugin '{}' has no {} device on this machine: {}", rec.name,
+                                   tg.backend_name, reason);
+    std::printf("%s\n", info.skip_reason.c_str());
+    std::printf("0 passed, 0 failed, 1 skipped\n");
+    write_reports(opts, info, results);
+    return 77;
+  }
+  if (opts.device < 0 || opts.device >= count) {
+    std::fprintf(stderr, "plexus-conformance: --device %d: plugin '%s' has %d %s device(s) (0..%d)\n",
+                 opts.device, rec.name.c_str(), count, tg.backend_name.c_str(), count - 1);
+    return 2;
+  }
+  DeviceProperties props = tg.backend->properties(opts.device);
+  info.device_name = props.name;
+  if (!opts.list && !opts.progress_tty) {
+    std::printf("plexus-conformance: plugin %s %s, device %s (%s), seed %llu\n", rec.name.c_str(),
+                rec.version.c_str(), tg.device.str().c_str(), props.name.c_str(),
+                static_cast<unsigned long long>(opts.seed));
+  }
+
+  std::map<std::string, const OpInfo*> infos;
+  std::vector<OpInfo> all = all_op_infos();
+  for (const OpInfo& oi : all) infos[oi.op] = &oi;
+
+  std::vector<const Operator*> kernel_ops;
+  for (const Operator* op : disp.ops())
+    if (op->kind() != OpKind::Direct && &op->kernel_op() == op) kernel_ops.push_back(op);
+
+  std::set<std::pair<std::string, std::string>> pairs_run, pairs_known;
+  size_t op_no = 0;
+  for (const Operator* kop : kernel_ops) {
+    ++op_no;
+    const std::string& opname = kop->name();
+    const KernelEntry* entry = kop->kernel(type);
+    OpForms forms = forms_of(*kop);
+    auto it = infos.find(opname);
+    auto op_t0 = Clock::now();
+    size_t before = results.size();
+    for (int d = 0; d < kNumDTypes; ++d) {
+      DType dt = static_cast<DType>(d);
+      if (!kop->catalog_dtypes().contains(dt)) continue;
+      std::string dname(dtype_name(dt));
+      pairs_known.insert({opname, dname});
+      CoverageCell& cell = info.cells[{opname, dname}];
+      cell.in_catalog = true;
+      bool registered = entry && entry->dtypes.contains(dt);
+      if (!registered) {
+        cell.registered = false;
+        if (opts.list) continue;
+        if (!glob_match(opts.filter, opname + "/" + dname) && !glob_match(opts.filter, opname + "/" + dname + "/*/*"))
+          continue;
+        Result r;
+        r.op = opname;
+        r.dtype = dname;
+        r.status = Status::Unsupported;
+        r.message = fmt::format("plugin registers no {} kernel for {}", opname, dname);
+        results.push_back(r);
+        continue;
+      }
+      cell.registered = true;
+      if (it == infos.end()) continue;  // the suite has no cases for this op: uncovered
+      CaseSet set(opts.seed, opname, dt);
+      try {
+        it->second->generate(set);
+      } catch (const std::exception& e) {
+        Result r;
+        r.op = opname;
+        r.dtype = dname;
+        r.name = "generate";
+        r.status = Status::Fail;
+        r.message = std::string("the suite could not generate the cases (a bug in the suite): ") + e.what();
+        results.push_back(r);
+        printer.failure(results.back());
+        continue;
+      }
+      for (const Case& c : set.cases()) {
+        std::string prefix = opname + "/" + dname + "/" + c.name + "/";
+        // The variants are only known once the expected result is; compute it lazily.
+        std::optional<Expected> want;
+        std::string ref_error;
+        auto expected = [&]() -> const Expected* {
+          if (c.expect_error) return nullptr;
+          if (!want && ref_error.empty()) {
+            try {
+              want = c.reference(logical_inputs(c));
+            } catch (const std::exception& e) {
+              ref_error = e.what();
+            }
+          }
+          return want ? &*want : nullptr;
+        };
+        std::vector<std::string> variants = {"functional", "out", "inplace", "out_self"};
+        bool any = false;
+        for (const std::string& v : variants) any |= glob_match(opts.filter, prefix + v);
+        if (c.stress) any |= glob_match(opts.filter, prefix + "threads");
+        if (!any) continue;
+        if (opts.list) {
+          for (const std::string& v : variants_of(forms, c, expected()))
+            if (glob_match(opts.filter, prefix + v)) std::printf("%s%s\n", prefix.c_str(), v.c_str());
+          if (c.stress && glob_match(opts.filter, prefix + "threads")) std::printf("%sthreads\n", prefix.c_str());
+          continue;
+        }
+        const Expected* want_p = expected();
+        std::vector<std::string> run_variants = variants_of(forms, c, want_p);
+        if (c.stress && forms.functional) run_variants.push_back("threads");
+        for (const std::string& v : run_variants) {
+          if (!glob_match(opts.filter, prefix + v)) continue;
+          Result r;
+          r.op = opname;
+          r.dtype = dname;
+          r.name = c.name;
+          r.variant = v;
+          r.shape = describe_inputs(c);
+          auto c0 = Clock::now();
+          if (!ref_error.empty()) {
+            r.status = Status::Fail;
+            r.message = "the reference failed (a bug in the suite): " + ref_error;
+          } else {
+            std::string id = prefix + v;
+            crash_context(id.c_str(), (rerun + " --filter " + shell_quote(id)).c_str());
+            try {
+              if (v == "threads") run_threads(tg, forms, *it->second, dt, c.name, opts.seed, r);
+              else run_variant(tg, forms, c, v, want_p, r);
+            } catch (const std::exception& e) {
+              r.status = Status::Fail;
+              r.message = std::string("the harness failed: ") + e.what();
+            }
+          }
+          r.seconds = std::chrono::duration<double>(Clock::now() - c0).count();
+          pairs_run.insert({opname, dname});
+          cell.ran = true;
+          results.push_back(r);
+          if (r.status == Status::Fail) {
+            bool expected_fail = false;
+            for (const XFailEntry& e : xfail)
+              expected_fail |= glob_match(e.op, opname) && glob_match(e.dtype, dname);
+            if (!expected_fail) printer.failure(results.back());
+          }
+          if (opts.progress_tty)
+            printer.progress(fmt::format("[{}/{}] {} {} {}", op_no, kernel_ops.size(), opname, dname, c.name), false);
+        }
+      }
+    }
+    crash_context(nullptr, nullptr);
+    if (!opts.list) {
+      size_t n = 0, f = 0;
+      for (size_t k = before; k < results.size(); ++k) {
+        if (results[k].name.empty()) continue;
+        ++n;
+        f += results[k].status == Status::Fail;
+      }
+      if (n || !opts.progress_tty)
+        printer.progress(fmt::format("[{:2}/{}] {:<22} {:5} cases, {} failed ({:.1f} s)", op_no, kernel_ops.size(),
+                                     opname, n, f,
+                                     std::chrono::duration<double>(Clock::now() - op_t0).count()),
+                         !opts.progress_tty || op_no == kernel_ops.size());
+    }
+  }
+  if (opts.list) {
+    for (const std::string& id : runtime_check_ids())
+      if (glob_match(opts.filter, id)) std::printf("%s\n", id.c_str());
+    return 0;
+  }
+
+  // The runtime checks.
+  for (Result& r : run_runtime_checks(tg, opts.filter)) {
+    pairs_run.insert({"runtime", r.name});
+    results.push_back(r);
+    bool expected_fail = false;
+    for (const XFailEntry& e : xfail) expected_fail |= glob_match(e.op, "runtime") && glob_match(e.dtype, r.name);
+    if (r.status == Status::Fail && !expected_fail) printer.failure(results.back());
+  }
+  for (const std::string& id : runtime_check_ids()) pairs_known.insert({"runtime", id.substr(id.find('/') + 1)});
+
+  apply_xfail(xfail, results, pairs_run, pairs_known, opts.filter == "*", opts.xfail);
+  for (const Result& r : results)
+    if (r.status == Status::XPass) printer.failure(r);
+  info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  for (const Operator* op : kernel_ops) info.op_order.push_back(op->name());
+  info.rerun = rerun;
+  print_summary(stdout, info, results);
+  write_reports(opts, info, results);
+  for (const Result& r : results)
+    if (r.status == Status::Fail || r.status == Status::XPass) return 1;
+  return 0;
+}
+
+}  // namespace plexus::conformance

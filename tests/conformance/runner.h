@@ -1,0 +1,66 @@
+// plexus-conformance's engine: loads one plugin, runs every case of every op
+// it registered (and the runtime checks) on one of its devices, and reports.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/dtype.h"
+
+namespace plexus::conformance {
+
+struct Options {
+  std::string plugin;             // a plugin name on the search path, or a path to its manifest/library/directory
+  int device = 0;                 // device index within the plugin's backend
+  std::string filter = "*";       // glob over case ids "op/dtype/case/variant"
+  uint64_t seed = 20261122;       // the run's seed
+  std::string junit, json;        // report files (empty: none)
+  std::string xfail;              // expected-failures file (empty: none)
+  bool list = false;              // print the case ids and exit
+  std::string executable = "plexus-conformance";  // for the re-run commands
+  bool progress_tty = false;      // rewrite one progress line (a terminal) instead of printing a line per op
+};
+
+enum class Status { Pass, Fail, Unsupported, XFail, XPass };
+const char* status_name(Status s);  // "pass", "fail", "unsupported", "xfail", "xpass"
+
+// One executed case (or one unsupported op/dtype pair, or one runtime check).
+struct Result {
+  std::string op;       // kernel op ("add.out") or "runtime.<check>"
+  std::string dtype;    // "float32"; "-" for runtime checks
+  std::string name;     // case name; empty for an unsupported pair
+  std::string variant;  // "functional", "out", "inplace", "out_self", "threads"
+  std::string shape;    // the inputs: "self=[13, 17] transposed, other=[17]"
+  Status status = Status::Pass;
+  double max_abs_err = 0, max_ulp_err = 0;
+  std::string message;  // why it failed / was skipped
+  double seconds = 0;
+  std::string id() const;  // "op/dtype/name/variant"
+};
+
+// Runs the suite as `opts` says. Returns the process exit status: 0 when
+// everything passed, 1 on any failure (xpass included), 2 for a usage error,
+// 77 when the plugin has no device here (everything skipped, with the reason).
+int run(const Options& opts);
+
+// s quoted for a POSIX shell when it needs quoting.
+std::string shell_quote(const std::string& s);
+
+// Glob match with * and ? (used for --filter and the xfail file).
+bool glob_match(std::string_view pattern, std::string_view text);
+
+// One line of an expected-failures file.
+struct XFailEntry {
+  std::string op, dtype, reason;
+  int line = 0;
+  bool matched = false;  // some op/dtype of the catalog or the runtime checks matched it
+  bool failed = false;   // some case it covers failed
+};
+// Parses an expected-failures file ("<op> <dtype> <reason>" per line, # comments).
+// Throws plexus::Error(InvalidArgument) naming the line of a malformed entry.
+std::vector<XFailEntry> parse_xfail(const std::string& text, const std::string& path);
+
+}  // namespace plexus::conformance

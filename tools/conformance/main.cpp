@@ -1,0 +1,46 @@
+// plexus-conformance: proves a backend plugin correct against an independent
+// double-precision reference, and tells its vendor exactly what is wrong.
+#include <CLI/CLI.hpp>
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "crash.h"
+#include "plexus/env.h"
+#include "plexus/error.h"
+#include "plexus/log.h"
+#include "runner.h"
+
+int main(int argc, char** argv) {
+  plexus::conformance::Options o;
+  CLI::App app{"plexus-conformance: run the conformance suite against one backend plugin.\n"
+               "Each case id is op/dtype/case/variant (runtime checks: runtime/<check>);\n"
+               "every failure prints the command that repeats it alone."};
+  app.set_version_flag("--version", std::string("plexus-conformance ") + PLEXUS_VERSION_STRING);
+  app.add_option("--plugin", o.plugin,
+                 "Plugin to test: a name on the plugin search path, or the path of its manifest, "
+                 "library or directory")
+      ->required();
+  app.add_option("--device", o.device, "Device index of the plugin's backend")->capture_default_str();
+  app.add_option("--filter", o.filter, "Run only the cases whose id matches this glob (* and ?)")
+      ->capture_default_str();
+  app.add_option("--seed", o.seed, "Seed of the generated values")->capture_default_str();
+  app.add_option("--junit", o.junit, "Write a JUnit XML report to this file");
+  app.add_option("--json", o.json, "Write a JSON report to this file");
+  app.add_option("--xfail", o.xfail,
+                 "Expected failures: lines of '<op> <dtype> <reason>' (runtime checks: 'runtime <check> <reason>')");
+  app.add_flag("--list", o.list, "Print the ids of the cases that would run, and exit");
+  CLI11_PARSE(app, argc, argv);
+
+  o.executable = argv[0];
+  o.progress_tty = isatty(STDOUT_FILENO) != 0;
+  // The suite reports problems itself; loader warnings would repeat them.
+  if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::log::set_level(spdlog::level::err);
+  plexus::conformance::install_crash_handler();
+  try {
+    return plexus::conformance::run(o);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "plexus-conformance: %s\n", e.what());
+    return 1;
+  }
+}
