@@ -35,10 +35,14 @@ install(FILES ${PROJECT_BINARY_DIR}/package/PlexusConfig.cmake
   DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/Plexus)
 
 # ---- the plexus CLI -------------------------------------------------------------
+file(RELATIVE_PATH bin_to_lib /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
 if(TARGET plexus-cli)
-  file(RELATIVE_PATH bin_to_lib /${CMAKE_INSTALL_BINDIR} /${CMAKE_INSTALL_LIBDIR})
   set_target_properties(plexus-cli PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
   install(TARGETS plexus-cli RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
+if(TARGET plexus-conformance)
+  set_target_properties(plexus-conformance PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
+  install(TARGETS plexus-conformance RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
 
 # ---- the PlexusSDK package: headers and plexus_add_plugin, nothing to link ----
@@ -49,7 +53,8 @@ install(EXPORT PlexusSDKTargets NAMESPACE PlexusSDK:: FILE PlexusSDKTargets.cmak
   DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/PlexusSDK)
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/PlexusSDKConfig.cmake.in
   ${PROJECT_BINARY_DIR}/package/PlexusSDKConfig.cmake
-  INSTALL_DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/PlexusSDK)
+  INSTALL_DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/PlexusSDK
+  PATH_VARS CMAKE_INSTALL_BINDIR)
 # The package version is the ABI version: find_package(PlexusSDK 1.N) accepts
 # SDK 1.M for M >= N, as hosts accept plugins.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/package/PlexusSDKConfigVersion.cmake

@@ -139,3 +139,41 @@ function(_plexus_export_only_entry target)
     target_link_options(${target} PRIVATE "LINKER:--no-undefined")
   endif()
 endfunction()
+
+# plexus_add_conformance_test(<name> [DEVICE <n>] [XFAIL <file>] [ARGS <arg>...])
+#
+# Registers the ctest `conformance.<name>`: plexus-conformance runs its whole
+# suite against the plugin plexus_add_plugin(NAME <name>) built, straight from
+# the build directory, and writes conformance-<name>.xml (JUnit) and
+# conformance-<name>.json next to it. XFAIL names the plugin's expected-failures
+# file. A plugin with no device on the machine shows as skipped (exit code 77),
+# never as passed. Needs enable_testing(). The runner is PLEXUS_CONFORMANCE_EXECUTABLE
+# (set by find_package(PlexusSDK) to the installed one; in the plexus tree, the
+# one it builds).
+function(plexus_add_conformance_test name)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "DEVICE;XFAIL" "ARGS")
+  if(NOT TARGET plexus-${name})
+    message(FATAL_ERROR "plexus_add_conformance_test: no plugin '${name}' (plexus_add_plugin(NAME ${name}) first)")
+  endif()
+  if(NOT PLEXUS_CONFORMANCE_EXECUTABLE)
+    message(FATAL_ERROR "plexus_add_conformance_test: PLEXUS_CONFORMANCE_EXECUTABLE is not set")
+  endif()
+  if(NOT PLEXUS_CONFORMANCE_EXECUTABLE MATCHES "^\\$<" AND NOT EXISTS "${PLEXUS_CONFORMANCE_EXECUTABLE}")
+    message(FATAL_ERROR "plexus_add_conformance_test: ${PLEXUS_CONFORMANCE_EXECUTABLE} does not exist "
+                        "(plexus was installed without its tools)")
+  endif()
+  get_target_property(manifest plexus-${name} PLEXUS_PLUGIN_MANIFEST)
+  set(device 0)
+  if(DEFINED arg_DEVICE)
+    set(device ${arg_DEVICE})
+  endif()
+  set(cmd "${PLEXUS_CONFORMANCE_EXECUTABLE}" --plugin "${manifest}" --device ${device}
+      --junit "${CMAKE_CURRENT_BINARY_DIR}/conformance-${name}.xml"
+      --json "${CMAKE_CURRENT_BINARY_DIR}/conformance-${name}.json")
+  if(arg_XFAIL)
+    get_filename_component(xfail "${arg_XFAIL}" ABSOLUTE)
+    list(APPEND cmd --xfail "${xfail}")
+  endif()
+  add_test(NAME conformance.${name} COMMAND ${cmd} ${arg_ARGS})
+  set_tests_properties(conformance.${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS conformance)
+endfunction()

@@ -1,5 +1,5 @@
 # Driver of the sdk.out_of_tree test (tests/sdk/CMakeLists.txt), run as
-# `cmake -P` with PLEXUS_BUILD_DIR, WORK_DIR, TEMPLATE_DIR, APP_DIR and the
+# `cmake -P` with PLEXUS_BUILD_DIR, WORK_DIR, TEMPLATE_DIR, APP_DIR, CTEST_COMMAND and the
 # main build's GENERATOR, CXX_COMPILER, CXX_LAUNCHER, BUILD_TYPE and flags.
 cmake_minimum_required(VERSION 3.25)
 
@@ -53,6 +53,10 @@ file(CHMOD ${toydev} DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE 
      GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
 file(CHMOD ${toydev}/libplexus-toydev.so FILE_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE
      GROUP_READ GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+
+# The vendor's CI path: the template's ctest runs the installed plexus-conformance.
+step("run the conformance suite on toydev (ctest in the template's build)"
+     ${CTEST_COMMAND} --test-dir ${toydev} --output-on-failure)
 
 set(app ${WORK_DIR}/app)
 step("configure tests/sdk/app" ${CMAKE_COMMAND} -S ${APP_DIR} -B ${app} ${configure_args}
