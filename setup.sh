@@ -18,6 +18,7 @@ packages=(
   cmake ninja-build ccache g++ pkg-config git
   libspdlog-dev libfmt-dev catch2 libboost-dev nlohmann-json3-dev
   libtomlplusplus-dev libdnnl-dev libcli11-dev libssl-dev
+  libxml2-utils  # xmllint: the tests check the conformance JUnit report against its schema
 )
 
 missing=()

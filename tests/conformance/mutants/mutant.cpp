@@ -1,0 +1,237 @@
+// A small float32 backend with one deliberate defect, chosen at compile time
+// by PLEXUS_MUTANT (one of the Defect names below), so that the conformance
+// suite can be shown to catch it (check_mutants.cmake). kControl has no
+// defect and must pass every case it runs. The device is plain host memory
+// from malloc, handed to the host as opaque device pointers; kernels:
+// add.out and sum.IntList_out, float32 only.
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <plexus/plugin.hpp>
+#include <string>
+#include <vector>
+
+namespace mutant {
+namespace {
+
+namespace sdk = plexus::sdk;
+
+enum class Defect {
+  kControl,    // none
+  kStrides,    // every operand is addressed as dense row-major (offsets and broadcasting kept)
+  kBroadcast,  // an input broadcast along any dim is read as one scalar, its element 0
+  kUlp,        // sum results are moved 3 ulp away from zero
+  kOverrun,    // add.out also writes the element just past the end of out
+  kRace,       // add.out computes into one static scratch buffer shared by every call
+  kAlpha,      // add.out ignores alpha
+};
+constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
+
+// Each allocation gets this many bytes more than asked for, so an overrunning
+// kernel scribbles on memory of ours instead of the C library's heap.
+constexpr size_t kSlack = 64;
+constexpr size_t kCapacity = size_t{1} << 30;
+
+class MutantBackend : public sdk::Backend<MutantBackend> {
+ public:
+  int32_t device_count() { return 1; }
+
+  void properties(int32_t device, plexus_device_properties& out) {
+    check_device(device);
+    sdk::copy_string(out.name, (std::string("mutant device (") + PLEXUS_PLUGIN_NAME + ")").c_str());
+    sdk::copy_string(out.vendor, "plexus conformance tests");
+    out.kind = PLEXUS_DEVICE_KIND_EMULATED;
+    out.capabilities = 0;  // synchronous; the host must use the copy functions
+    out.total_memory = kCapacity;
+    out.dtypes = sdk::kAllDTypes;
+  }
+
+  void* allocate(int32_t device, size_t nbytes) {
+    check_device(device);
+    size_t before = used_.fetch_add(nbytes);
+    void* p = nbytes <= kCapacity - std::min(before, kCapacity) ? std::malloc(nbytes + kSlack)
+                                                                  : nullptr;
+    if (!p) {
+      used_.fetch_sub(nbytes);
+      sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY,
+                std::string(PLEXUS_PLUGIN_NAME) + ": out of memory for " +
+                    std::to_string(nbytes) + " bytes");
+    }
+    return p;
+  }
+  void deallocate(int32_t, void* ptr, size_t nbytes) {
+    std::free(ptr);
+    used_.fetch_sub(nbytes);
+  }
+  void memset(int32_t device, void* ptr, size_t offset, int32_t value, size_t nbytes, void*) {
+    check_device(device);
+    std::memset(static_cast<char*>(ptr) + offset, value, nbytes);
+  }
+  void copy_host_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
+                           size_t nbytes, void*) {
+    check_device(device);
+    std::memcpy(static_cast<char*>(dst) + dst_offset, src, nbytes);
+  }
+  void copy_device_to_host(int32_t device, void* dst, const void* src, size_t src_offset,
+                           size_t nbytes, void*) {
+    check_device(device);
+    std::memcpy(dst, static_cast<const char*>(src) + src_offset, nbytes);
+  }
+  void copy_device_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
+                             size_t src_offset, size_t nbytes, void*) {
+    check_device(device);
+    std::memmove(static_cast<char*>(dst) + dst_offset, static_cast<const char*>(src) + src_offset,
+                 nbytes);
+  }
+  void synchronize(int32_t device) { check_device(device); }
+
+ private:
+  static void check_device(int32_t device) {
+    if (device != 0)
+      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+                std::string(PLEXUS_PLUGIN_NAME) + " has no device " + std::to_string(device));
+  }
+
+  std::atomic<size_t> used_{0};
+};
+
+// A float32 operand as the kernel addresses it: a view over the tensor's
+// storage with strides of the kernel's own (which the defects change).
+template <typename T>
+class Operand {
+ public:
+  Operand(const plexus_tensor& t, [[maybe_unused]] bool input)
+      : strides_(t.strides, t.strides + t.ndim),
+        view_(t.storage ? static_cast<T*>(t.storage) + t.offset : nullptr, t.ndim, t.sizes,
+              strides_.data()) {
+    if (t.dtype != PLEXUS_DTYPE_F32)
+      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "mutant kernels take float32 tensors only");
+    if constexpr (kDefect == Defect::kStrides) {
+      int64_t dense = 1;
+      for (int32_t d = t.ndim - 1; d >= 0; --d) {
+        if (strides_[size_t(d)] == 0) continue;
+        strides_[size_t(d)] = dense;
+        dense *= t.sizes[d];
+      }
+    }
+    if constexpr (kDefect == Defect::kBroadcast) {
+      bool broadcast = false;
+      for (int32_t d = 0; d < t.ndim; ++d) broadcast |= t.strides[d] == 0 && t.sizes[d] > 1;
+      if (input && broadcast) std::fill(strides_.begin(), strides_.end(), 0);
+    }
+  }
+  Operand(const Operand&) = delete;
+  Operand& operator=(const Operand&) = delete;
+
+  const sdk::TensorView<T>& view() const { return view_; }
+
+ private:
+  std::vector<int64_t> strides_;
+  sdk::TensorView<T> view_;
+};
+
+// Row-major strides of a dense tensor of these sizes.
+std::vector<int64_t> dense_strides(int32_t ndim, const int64_t* sizes) {
+  std::vector<int64_t> s(size_t(ndim), 1);
+  for (int32_t d = ndim - 2; d >= 0; --d) s[size_t(d)] = s[size_t(d) + 1] * sizes[d + 1];
+  return s;
+}
+
+// add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out); the
+// host has broadcast self and other to out's shape (stride 0 where broadcast).
+void add_out(MutantBackend&, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  Operand<const float> self(args.tensor(0), true), other(args.tensor(1), true);
+  Operand<float> out(args.tensor(3), false);
+  const float alpha = kDefect == Defect::kAlpha ? 1.0f : args.scalar(2).to<float>();
+  auto add = [alpha](float x, float y) { return x + alpha * y; };
+
+  if constexpr (kDefect == Defect::kRace) {
+    // One buffer for every call: two calls at once overwrite each other's sums.
+    static float scratch[1 << 20];
+    const sdk::TensorView<float>& o = out.view();
+    if (o.numel() > int64_t(std::size(scratch)))
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "mutant_race: add.out of more than 2^20 elements");
+    std::vector<int64_t> strides = dense_strides(o.ndim(), o.sizes());
+    sdk::TensorView<float> sums(scratch, o.ndim(), o.sizes(), strides.data());
+    sdk::elementwise(sums, self.view(), other.view(), add);
+    sdk::TensorView<const float> done(scratch, o.ndim(), o.sizes(), strides.data());
+    sdk::elementwise(o, done, [](float v) { return v; });
+  } else {
+    sdk::elementwise(out.view(), self.view(), other.view(), add);
+  }
+
+  if constexpr (kDefect == Defect::kOverrun) {
+    // The last element in memory, stored once more one element further on.
+    const sdk::TensorView<float>& o = out.view();
+    if (o.numel() > 0) {
+      int64_t last = 0;
+      for (int32_t d = 0; d < o.ndim(); ++d) last += (o.size(d) - 1) * o.stride(d);
+      o.data()[last + 1] = o.data()[last];
+    }
+  }
+}
+
+// sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *,
+//                 ScalarType? dtype=None, Tensor(a!) out): the host passes
+// dim as the dims of self to reduce, ascending (all of them for None).
+void sum_out(MutantBackend&, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  Operand<const float> self_op(args.tensor(0), true);
+  Operand<float> out_op(args.tensor(4), false);
+  const sdk::TensorView<const float>& self = self_op.view();
+  const sdk::TensorView<float>& out = out_op.view();
+  sdk::Span<int64_t> dims = args.int_list(1);
+  const bool keepdim = args.boolean(2);
+
+  // A double accumulator per output element, dense in out's shape, seen from
+  // self's shape with stride 0 along the reduced dims.
+  std::vector<double> acc(size_t(out.numel()), 0.0);
+  std::vector<int64_t> acc_strides = dense_strides(out.ndim(), out.sizes());
+  std::vector<int64_t> spread(size_t(self.ndim()), 0);
+  for (int32_t d = 0, od = 0, r = 0; d < self.ndim(); ++d) {
+    bool reduced = r < dims.size() && dims[r] == d;
+    if (reduced) ++r;
+    if (!reduced) spread[size_t(d)] = acc_strides[size_t(od)];
+    if (!reduced || keepdim) ++od;
+  }
+  sdk::TensorView<double> sums(acc.data(), self.ndim(), self.sizes(), spread.data());
+  sdk::for_each(sums, self, [](double& a, float x) { a += x; });
+
+  sdk::TensorView<const double> result(acc.data(), out.ndim(), out.sizes(), acc_strides.data());
+  sdk::elementwise(out, result, [](double v) {
+    float f = static_cast<float>(v);
+    if constexpr (kDefect == Defect::kUlp) {
+      const float away = std::signbit(f) ? -std::numeric_limits<float>::infinity()
+                                         : std::numeric_limits<float>::infinity();
+      for (int k = 0; k < 3; ++k) f = std::nextafter(f, away);
+    }
+    return f;
+  });
+}
+
+plexus_status init(const plexus_host_api* host, void** state) {
+  return sdk::guard(host, [&] {
+    auto* backend = new MutantBackend();
+    *state = backend;  // shutdown deletes it, after a failed init too
+    backend->register_backend(host, PLEXUS_PLUGIN_NAME);
+    const uint32_t f32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
+    backend->register_kernel<&add_out>("add.out", f32);
+    backend->register_kernel<&sum_out>("sum.IntList_out", f32);
+  });
+}
+
+void shutdown(void* state) { delete static_cast<MutantBackend*>(state); }
+
+}  // namespace
+}  // namespace mutant
+
+extern "C" PLEXUS_PLUGIN_EXPORT const plexus_plugin_info* plexus_plugin_entry(uint32_t, uint32_t) {
+  static const plexus_plugin_info info = {
+      sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR, PLEXUS_PLUGIN_NAME,
+      PLEXUS_PLUGIN_VERSION,      &mutant::init,    &mutant::shutdown};
+  return &info;
+}

@@ -1,0 +1,56 @@
+// Reference definitions of the unary ops (neg ... clamp) and of the copy ops
+// (copy_, fill_). The result has the input's dtype (copy_ and fill_: self's).
+// Floating math in long double, so that even float64 results are the exact
+// value rounded once; integers wrap in int64.
+#pragma once
+
+#include <optional>
+
+#include "reference/tensor.h"
+
+namespace plexus::ref {
+
+// -x; integers wrap (neg of the minimum is the minimum; uint8 gives 256 - x).
+Tensor neg(const Tensor& self);
+// |x|; integers wrap (abs of the minimum is the minimum); abs(-0) = +0.
+Tensor abs(const Tensor& self);
+Tensor exp(const Tensor& self);
+Tensor log(const Tensor& self);
+Tensor sqrt(const Tensor& self);
+// 1 / sqrt(x)
+Tensor rsqrt(const Tensor& self);
+Tensor sin(const Tensor& self);
+Tensor cos(const Tensor& self);
+Tensor tanh(const Tensor& self);
+// 1 / (1 + exp(-x))
+Tensor sigmoid(const Tensor& self);
+// x * sigmoid(x); as a product, silu(-inf) = -inf * 0 = NaN.
+Tensor silu(const Tensor& self);
+// max(x, 0); NaN stays NaN.
+Tensor relu(const Tensor& self);
+// approximate 'none': x/2 * (1 + erf(x / sqrt(2)));
+// 'tanh': x/2 * (1 + tanh(sqrt(2/pi) * (x + 0.044715 x^3))). Both are NaN at
+// -inf (-inf * 0), as the products they are defined by.
+Tensor gelu(const Tensor& self, bool tanh_approximation);
+// min(max(x, min), max): max wins when min > max. Floating: the bounds are
+// rounded to the dtype first; NaN in x or in a bound gives NaN.
+Tensor clamp(const Tensor& self, std::optional<double> min, std::optional<double> max);
+// Integral: a bound outside the dtype's range saturates to it.
+Tensor clamp_int(const Tensor& self, std::optional<int64_t> min, std::optional<int64_t> max);
+
+// One value converted to dtype `to` as copy_ and fill_ convert: floating ->
+// integer truncates toward zero (NaN -> 0, out of range saturates); integer ->
+// integer wraps; -> bool is != 0; floating -> floating rounds to nearest-even
+// once; integer -> float32/float64 rounds the exact integer once, integer ->
+// float16/bfloat16 rounds through float32 (as PyTorch's Half and BFloat16,
+// built from a float, do). Returns the value as an element of a 1-element
+// tensor of dtype `to`.
+Tensor convert_int(int64_t v, DType to);
+Tensor convert_float(double v, DType to);
+// copy_(self, src): src broadcast to `sizes` and converted to `dtype`.
+Tensor copy(DType dtype, const Sizes& sizes, const Tensor& src);
+// fill_(self, value): every element of a `dtype` tensor of `sizes` is `value`,
+// converted as above (a one-element tensor of any dtype).
+Tensor fill(DType dtype, const Sizes& sizes, const Tensor& value);
+
+}  // namespace plexus::ref
