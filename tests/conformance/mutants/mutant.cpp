@@ -150,16 +150,14 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
   auto add = [alpha](float x, float y) { return x + alpha * y; };
 
   if constexpr (kDefect == Defect::kRace) {
-    // One buffer for every call: two calls at once overwrite each other's sums.
+    // A naive kernel: element by element in row-major order into one buffer
+    // for every call, then out. Two calls at once overwrite each other's sums.
     static float scratch[1 << 20];
     const sdk::TensorView<float>& o = out.view();
     if (o.numel() > int64_t(std::size(scratch)))
       sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "mutant_race: add.out of more than 2^20 elements");
-    std::vector<int64_t> strides = dense_strides(o.ndim(), o.sizes());
-    sdk::TensorView<float> sums(scratch, o.ndim(), o.sizes(), strides.data());
-    sdk::elementwise(sums, self.view(), other.view(), add);
-    sdk::TensorView<const float> done(scratch, o.ndim(), o.sizes(), strides.data());
-    sdk::elementwise(o, done, [](float v) { return v; });
+    for (int64_t i = 0; i < o.numel(); ++i) scratch[i] = add(self.view()[i], other.view()[i]);
+    for (int64_t i = 0; i < o.numel(); ++i) o[i] = scratch[i];
   } else {
     sdk::elementwise(out.view(), self.view(), other.view(), add);
   }

@@ -1,5 +1,6 @@
 #include "reference/unary.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -82,7 +83,7 @@ Tensor sigmoid(const Tensor& self) {
   return map_ld(self, [](LD x) { return 1 / (1 + std::exp(-x)); });
 }
 Tensor silu(const Tensor& self) {
-  return map_ld(self, [](LD x) { return x / (1 + std::exp(-x)) + 0 * x; });
+  return map_ld(self, [](LD x) { return x / (1 + std::exp(-x)); });
 }
 
 Tensor relu(const Tensor& self) {
@@ -92,16 +93,16 @@ Tensor relu(const Tensor& self) {
 }
 
 Tensor gelu(const Tensor& self, bool tanh_approximation) {
-  // 1 + erf(z) = erfc(-z) and 1 + tanh(u) = 2 / (1 + exp(-2u)) without the
-  // cancellation of the sums for negative x; the "+ 0 * x" keeps -inf * 0 = NaN.
+  // 1 + erf(z) = erfc(-z) and 1 + tanh(u) = 2 / (1 + exp(-2u)): the same
+  // values without the cancellation of the sums for negative x.
   if (tanh_approximation)
     return map_ld(self, [](LD x) {
       const LD beta = std::sqrt(2 / std::numbers::pi_v<LD>);
       LD u = beta * (x + LD{0.044715} * x * x * x);
-      return LD{0.5} * x * (2 / (1 + std::exp(-2 * u))) + 0 * x;
+      return LD{0.5} * x * (2 / (1 + std::exp(-2 * u)));
     });
   return map_ld(self, [](LD x) {
-    return LD{0.5} * x * std::erfc(-x / std::numbers::sqrt2_v<LD>) + 0 * x;
+    return LD{0.5} * x * std::erfc(-x / std::numbers::sqrt2_v<LD>);
   });
 }
 
