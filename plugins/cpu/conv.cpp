@@ -127,7 +127,7 @@ std::optional<ConvPrimitive> conv_primitive(const ConvShape& s, plexus_dtype cd,
                         : dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference,
                                                           dnnl::algorithm::convolution_direct, src,
                                                           weights, dst, stride, dil, pad, pad);
-      dnnl::convolution_forward::primitive_desc pd(d, onednn::engine());
+      dnnl::convolution_forward::primitive_desc pd(d, onednn::attr(), onednn::engine());
       return ConvPrimitive{dnnl::convolution_forward(pd), pd.src_desc(), pd.weights_desc(), bias,
                            pd.dst_desc()};
     } catch (const dnnl::error&) {

@@ -156,7 +156,7 @@ MatmulPrimitive matmul_primitive(const dnnl::memory::desc& a, const dnnl::memory
   onednn::Key key("matmul");
   key.add(a).add(b).add(c).add(int64_t{scaled}).add(int64_t{accumulate});
   return onednn::cached<MatmulPrimitive>(key, [&] {
-    dnnl::primitive_attr attr;
+    dnnl::primitive_attr attr = onednn::attr();
     if (scaled) attr.set_output_scales(0, {DNNL_RUNTIME_F32_VAL});
     if (accumulate) {
       dnnl::post_ops ops;

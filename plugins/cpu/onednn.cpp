@@ -4,6 +4,7 @@
 #include <immintrin.h>
 
 #include <algorithm>
+#include <cstdlib>
 #include <array>
 #include <cstring>
 #include <mutex>
@@ -89,8 +90,36 @@ bool is_reference(const dnnl::primitive_desc_base& pd) {
   return std::strncmp(pd.impl_info_str(), "ref", 3) == 0;
 }
 
+dnnl::primitive_attr attr() {
+  dnnl::primitive_attr a;
+  a.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return a;
+}
+
 void execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
-  p.execute(stream(), args);
+  const dnnl_memory_desc_t* md =
+      dnnl_primitive_desc_query_md(p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
+  size_t need = md ? dnnl_memory_desc_get_size(md) : 0;
+  if (need == 0) {
+    p.execute(stream(), args);
+  } else {
+    // This thread's scratchpad, grown as needed; execution waits below, so
+    // the next call on this thread may reuse it.
+    struct Free {
+      void operator()(void* q) const { std::free(q); }
+    };
+    thread_local std::unique_ptr<void, Free> buffer;
+    thread_local size_t size = 0;
+    if (need > size) {
+      size_t n = (need + 63) / 64 * 64;
+      buffer.reset(std::aligned_alloc(64, n));
+      if (!buffer) throw std::bad_alloc();
+      size = n;
+    }
+    std::unordered_map<int, dnnl::memory> with = args;
+    with[DNNL_ARG_SCRATCHPAD] = dnnl::memory(dnnl::memory::desc(*md), engine(), buffer.get());
+    p.execute(stream(), with);
+  }
   stream().wait();
 }
 
@@ -154,7 +183,7 @@ dnnl::reorder reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& 
   Key key("reorder");
   key.add(from).add(to);
   return cached<dnnl::reorder>(key, [&] {
-    return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to));
+    return dnnl::reorder(dnnl::reorder::primitive_desc(engine(), from, engine(), to, attr()));
   });
 }
 

@@ -50,7 +50,14 @@ dnnl::memory scalar_memory(float* value);
 // callers then stage operands into dense layouts and try again.
 bool is_reference(const dnnl::primitive_desc_base& pd);
 
-// Executes p on this thread's stream with `args` and waits for it.
+// Attributes every primitive here is created with: the scratchpad is passed
+// in by execute() (user mode). In library mode this oneDNN build shares one
+// scratchpad between primitives, so a cached primitive run by two threads at
+// once corrupted results (caught by the conformance suite's threads cases).
+dnnl::primitive_attr attr();
+
+// Executes p on this thread's stream with `args` (plus a scratchpad of this
+// thread's when p needs one) and waits for it.
 void execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args);
 
 // What a cached primitive was created for: an op name followed by numbers

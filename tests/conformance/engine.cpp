@@ -409,8 +409,8 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
       if (t->alias.empty()) placed[name] = place(tg, logical[name], t->layout, 0, poison);
     } else if (auto* l = std::get_if<std::vector<TensorArg>>(&a)) {
       const std::vector<ref::Tensor>& values = logical.list(name);
-      for (size_t k = 0; k < l->size(); ++k)
-        placed_lists[name].push_back(place(tg, values[k], (*l)[k].layout, 0, poison));
+      std::vector<Placed>& list = placed_lists[name];  // exists even when the list is empty
+      for (size_t k = 0; k < l->size(); ++k) list.push_back(place(tg, values[k], (*l)[k].layout, 0, poison));
     }
   }
   auto tensor_named = [&](const std::string& name) -> Placed& {
