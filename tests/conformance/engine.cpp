@@ -400,17 +400,19 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
   poison.bits();
 
   // Tensor arguments in device memory, by name.
-  // (placed from their logical values: an Expanded layout stores index 0 once)
+  // (placed from their logical values: an Expanded layout stores index 0 once),
+  // between poison elements, so that a write past an in-place self shows.
+  constexpr int64_t kInputPad = 4;
   Inputs logical = logical_inputs(c);
   std::map<std::string, Placed> placed;
   std::map<std::string, std::vector<Placed>> placed_lists;
   for (const auto& [name, a] : c.args) {
     if (auto* t = std::get_if<TensorArg>(&a)) {
-      if (t->alias.empty()) placed[name] = place(tg, logical[name], t->layout, 0, poison);
+      if (t->alias.empty()) placed[name] = place(tg, logical[name], t->layout, kInputPad, poison);
     } else if (auto* l = std::get_if<std::vector<TensorArg>>(&a)) {
       const std::vector<ref::Tensor>& values = logical.list(name);
       std::vector<Placed>& list = placed_lists[name];  // exists even when the list is empty
-      for (size_t k = 0; k < l->size(); ++k) list.push_back(place(tg, values[k], (*l)[k].layout, 0, poison));
+      for (size_t k = 0; k < l->size(); ++k) list.push_back(place(tg, values[k], (*l)[k].layout, kInputPad, poison));
     }
   }
   auto tensor_named = [&](const std::string& name) -> Placed& {

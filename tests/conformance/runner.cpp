@@ -7,7 +7,8 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <latch>
+#include <barrier>
+#include <optional>
 #include <map>
 #include <set>
 #include <sstream>
@@ -70,6 +71,10 @@ bool glob_match(std::string_view p, std::string_view t) {
   }
   while (pi < p.size() && p[pi] == '*') ++pi;
   return pi == p.size();
+}
+
+bool XFailEntry::covers(const std::string& op_name, const std::string& dt, const std::string& name) const {
+  return glob_match(op_glob(), op_name) && glob_match(dtype, dt) && (name.empty() || glob_match(case_glob(), name));
 }
 
 std::vector<XFailEntry> parse_xfail(const std::string& text, const std::string& path) {
@@ -209,37 +214,61 @@ class Printer {
   bool open_ = false;
 };
 
-// The threads variant: 8 threads run the case at once, each with values of
-// its own (the case regenerated with a per-thread seed), several times.
-void run_threads(const Target& tg, const OpForms& forms, const OpInfo& info, DType dt,
-                 const std::string& case_name, uint64_t seed, Result& r) {
+// The case with the elements of each tensor input shuffled: the same kinds
+// of values (valid indices stay valid, positive inputs positive), different
+// results, so that threads computing at once do not write equal values.
+Case shuffled(const Case& c, uint64_t seed) {
+  Case s = c;
+  Rng rng(seed);
+  auto shuffle = [&](ref::Tensor& v) {
+    for (int64_t k = v.numel() - 1; k > 0; --k) {
+      auto j = static_cast<size_t>(rng.integer(0, k));
+      std::swap(v.f[static_cast<size_t>(k)], v.f[j]);
+      if (!v.i.empty()) std::swap(v.i[static_cast<size_t>(k)], v.i[j]);
+    }
+  };
+  for (auto& [name, a] : s.args) {
+    if (auto* t = std::get_if<TensorArg>(&a)) shuffle(t->values);
+    else if (auto* l = std::get_if<std::vector<TensorArg>>(&a))
+      for (TensorArg& e : *l) shuffle(e.values);
+  }
+  return s;
+}
+
+// The threads variant: 8 threads run the case at once, each with its own
+// values (thread 0 the case's own, the others shuffled), starting each of
+// several rounds together.
+void run_threads(const Target& tg, const OpForms& forms, const Case& base, uint64_t seed, Result& r) {
   constexpr int kThreads = 8, kRounds = 6;
   std::vector<std::string> errors(kThreads);
   std::vector<double> abs_err(kThreads), ulp_err(kThreads);
-  std::latch start(kThreads);
+  std::barrier sync(kThreads);
   std::vector<std::thread> threads;
   for (int t = 0; t < kThreads; ++t) {
     threads.emplace_back([&, t] {
+      std::optional<Case> c;
+      std::optional<Expected> want;
+      std::string variant;
       try {
-        CaseSet set(seed * 0x100000001b3ull + static_cast<uint64_t>(t) + 1, forms.kernel->name(), dt);
-        info.generate(set);
-        const Case* c = nullptr;
-        for (const Case& k : set.cases())
-          if (k.name == case_name) c = &k;
-        if (!c) throw std::logic_error("case " + case_name + " not generated again");
-        Expected want = c->reference(logical_inputs(*c));
-        std::string variant = variants_of(forms, *c, &want).front();
-        start.arrive_and_wait();
-        for (int round = 0; round < kRounds && errors[t].empty(); ++round) {
+        c = t == 0 ? base : shuffled(base, seed * 0x100000001b3ull + static_cast<uint64_t>(t));
+        want = c->reference(logical_inputs(*c));
+        variant = variants_of(forms, *c, &*want).front();
+      } catch (const std::exception& e) {
+        errors[t] = fmt::format("thread {}: {}", t, e.what());
+      }
+      for (int round = 0; round < kRounds; ++round) {
+        sync.arrive_and_wait();  // every round starts together
+        if (!errors[t].empty()) continue;
+        try {
           Result one;
-          run_variant(tg, forms, *c, variant, &want, one);
+          run_variant(tg, forms, *c, variant, &*want, one);
           abs_err[t] = std::max(abs_err[t], one.max_abs_err);
           ulp_err[t] = std::max(ulp_err[t], one.max_ulp_err);
           if (one.status != Status::Pass)
             errors[t] = fmt::format("thread {} of {}, round {}: {}", t, kThreads, round, one.message);
+        } catch (const std::exception& e) {
+          errors[t] = fmt::format("thread {}, round {}: {}", t, round, e.what());
         }
-      } catch (const std::exception& e) {
-        errors[t] = fmt::format("thread {}: {}", t, e.what());
       }
     });
   }
@@ -261,12 +290,12 @@ void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
                  const std::set<std::pair<std::string, std::string>>& pairs_known, bool full_run,
                  const std::string& path) {
   auto matches = [](const XFailEntry& e, const std::string& op, const std::string& dt) {
-    return glob_match(e.op, op) && glob_match(e.dtype, dt);
+    return e.covers(op, dt, "");
   };
   for (Result& r : results) {
     std::string key_dt = r.op == "runtime" ? r.name : r.dtype;
     for (XFailEntry& e : entries) {
-      if (!matches(e, r.op, key_dt)) continue;
+      if (!e.covers(r.op, key_dt, r.op == "runtime" ? "" : r.name)) continue;
       e.matched = true;
       if (r.status == Status::Fail) {
         r.status = Status::XFail;
@@ -463,7 +492,7 @@ int run(const Options& opts) {
         }
         const Expected* want_p = expected();
         std::vector<std::string> run_variants = variants_of(forms, c, want_p);
-        if (c.stress && forms.functional) run_variants.push_back("threads");
+        if (c.stress && !run_variants.empty()) run_variants.push_back("threads");
         for (const std::string& v : run_variants) {
           if (!glob_match(opts.filter, prefix + v)) continue;
           Result r;
@@ -480,7 +509,7 @@ int run(const Options& opts) {
             std::string id = prefix + v;
             crash_context(id.c_str(), (rerun + " --filter " + shell_quote(id)).c_str());
             try {
-              if (v == "threads") run_threads(tg, forms, *it->second, dt, c.name, opts.seed, r);
+              if (v == "threads") run_threads(tg, forms, c, opts.seed, r);
               else run_variant(tg, forms, c, v, want_p, r);
             } catch (const std::exception& e) {
               r.status = Status::Fail;
@@ -494,7 +523,7 @@ int run(const Options& opts) {
           if (r.status == Status::Fail) {
             bool expected_fail = false;
             for (const XFailEntry& e : xfail)
-              expected_fail |= glob_match(e.op, opname) && glob_match(e.dtype, dname);
+              expected_fail |= e.covers(opname, dname, c.name);
             if (!expected_fail) printer.failure(results.back());
           }
           if (opts.progress_tty)
@@ -510,7 +539,7 @@ int run(const Options& opts) {
         ++n;
         f += results[k].status == Status::Fail;
       }
-      if (n || !opts.progress_tty)
+      if (n)
         printer.progress(fmt::format("[{:2}/{}] {:<22} {:5} cases, {} failed ({:.1f} s)", op_no, kernel_ops.size(),
                                      opname, n, f,
                                      std::chrono::duration<double>(Clock::now() - op_t0).count()),
@@ -528,7 +557,7 @@ int run(const Options& opts) {
     pairs_run.insert({"runtime", r.name});
     results.push_back(r);
     bool expected_fail = false;
-    for (const XFailEntry& e : xfail) expected_fail |= glob_match(e.op, "runtime") && glob_match(e.dtype, r.name);
+    for (const XFailEntry& e : xfail) expected_fail |= e.covers("runtime", r.name, "");
     if (r.status == Status::Fail && !expected_fail) printer.failure(results.back());
   }
   for (const std::string& id : runtime_check_ids()) pairs_known.insert({"runtime", id.substr(id.find('/') + 1)});

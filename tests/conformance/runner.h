@@ -52,9 +52,14 @@ std::string shell_quote(const std::string& s);
 // Glob match with * and ? (used for --filter and the xfail file).
 bool glob_match(std::string_view pattern, std::string_view text);
 
-// One line of an expected-failures file.
+// One line of an expected-failures file: `<op>[/<case>] <dtype> <reason>`,
+// op, case and dtype being globs (the case part defaults to every case).
 struct XFailEntry {
   std::string op, dtype, reason;
+  std::string op_glob() const { return op.substr(0, op.find('/')); }
+  std::string case_glob() const { return op.find('/') == std::string::npos ? "*" : op.substr(op.find('/') + 1); }
+  // True when the entry covers the case `name` ("" for a whole op/dtype) of op/dtype.
+  bool covers(const std::string& op_name, const std::string& dt, const std::string& name) const;
   int line = 0;
   bool matched = false;  // some op/dtype of the catalog or the runtime checks matched it
   bool failed = false;   // some case it covers failed

@@ -312,10 +312,7 @@ std::vector<std::string> runtime_check_ids() {
 std::vector<Result> run_runtime_checks(const Target& tg, const std::string& filter) {
   std::vector<Result> out;
   for (const Check& c : kChecks) {
-    Result r;
-    r.op = "runtime";
-    r.dtype = "-";
-    r.name.assign(c.name);
+    Result r{.op = "runtime", .dtype = "-", .name = c.name};
     if (!glob_match(filter, r.id())) continue;
     auto t0 = std::chrono::steady_clock::now();
     try {

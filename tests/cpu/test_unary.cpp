@@ -7,6 +7,7 @@
 #include <numbers>
 #include <vector>
 
+#include "plexus/dispatcher.h"
 #include "plexus/ops.h"
 
 using namespace plexus;
@@ -149,4 +150,22 @@ TEST_CASE("clamp: NaN stays NaN, max wins over a larger min, bounds saturate", "
     clamp_(m.t(), 0, 6);
     CHECK(m.tolist<float>() == std::vector<float>{0, 0, 5, 6});
   }
+}
+
+TEST_CASE("the catalog's abs composite gives +0 for -0, as the kernel does", "[unary]") {
+  // Take the plugin's abs.out away for the test, so the composite runs.
+  Dispatcher& d = Dispatcher::get();
+  const KernelEntry* e = d.op("abs.out").kernel(kCPU);
+  REQUIRE(e != nullptr);
+  KernelEntry saved = *e;
+  std::string source(saved.source);
+  d.unregister_kernel("abs.out", kCPU);
+  std::vector<float> got = abs(f32({-0.0f, 0.0f, -2.0f, kNaN, -kInf})).tolist<float>();
+  d.register_kernel("abs.out", kCPU, saved.fn, saved.ctx, saved.dtypes, source);
+  CHECK(d.op("abs.out").kernel(kCPU) != nullptr);
+  CHECK((got[0] == 0 && !std::signbit(got[0])));
+  CHECK((got[1] == 0 && !std::signbit(got[1])));
+  CHECK(got[2] == 2.0f);
+  CHECK(std::isnan(got[3]));
+  CHECK(got[4] == kInf);
 }

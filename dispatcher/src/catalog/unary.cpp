@@ -59,10 +59,13 @@ void neg_composite(void*, KernelCall& call) {
   mul_out(out_arg(call), arg(call, 0), wrapped_scalar(-1));
 }
 
-// abs.out(self, *, out): where(self < 0, -self, self).
+// abs.out(self, *, out): where(self < 0, -self, self), plus 0 for floats so
+// that abs(-0) is +0 (-0 < 0 is false; -0 + 0 is +0).
 void abs_composite(void*, KernelCall& call) {
   const Tensor& self = arg(call, 0);
-  where_out(out_arg(call), lt(self, 0), neg(self), self);
+  const Tensor& out = out_arg(call);
+  where_out(out, lt(self, 0), neg(self), self);
+  if (is_floating(out.dtype())) out.add_(wrapped_scalar(0));
 }
 
 // rsqrt.out(self, *, out): 1 / sqrt(self).

@@ -3,12 +3,13 @@
 // suite can be shown to catch it (check_mutants.cmake). kControl has no
 // defect and must pass every case it runs. The device is plain host memory
 // from malloc, handed to the host as opaque device pointers; kernels:
-// add.out and sum.IntList_out, float32 only.
+// add.out and sum.IntList_out, float32 only, and copy_ into float32.
 #include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <limits>
 #include <plexus/plugin.hpp>
 #include <string>
@@ -52,13 +53,13 @@ class MutantBackend : public sdk::Backend<MutantBackend> {
   void* allocate(int32_t device, size_t nbytes) {
     check_device(device);
     size_t before = used_.fetch_add(nbytes);
-    void* p = nbytes <= kCapacity - std::min(before, kCapacity) ? std::malloc(nbytes + kSlack)
-                                                                  : nullptr;
+    void* p =
+        nbytes <= kCapacity - std::min(before, kCapacity) ? std::malloc(nbytes + kSlack) : nullptr;
     if (!p) {
       used_.fetch_sub(nbytes);
-      sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY,
-                std::string(PLEXUS_PLUGIN_NAME) + ": out of memory for " +
-                    std::to_string(nbytes) + " bytes");
+      sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, std::string(PLEXUS_PLUGIN_NAME) +
+                                                ": out of memory for " + std::to_string(nbytes) +
+                                                " bytes");
     }
     return p;
   }
@@ -98,8 +99,8 @@ class MutantBackend : public sdk::Backend<MutantBackend> {
   std::atomic<size_t> used_{0};
 };
 
-// A float32 operand as the kernel addresses it: a view over the tensor's
-// storage with strides of the kernel's own (which the defects change).
+// A float32 operand: a view of the tensor through a copy of its strides,
+// which the strides and broadcast defects rewrite.
 template <typename T>
 class Operand {
  public:
@@ -150,8 +151,9 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
   auto add = [alpha](float x, float y) { return x + alpha * y; };
 
   if constexpr (kDefect == Defect::kRace) {
-    // A naive kernel: element by element in row-major order into one buffer
-    // for every call, then out. Two calls at once overwrite each other's sums.
+    // A naive kernel, element by element through linear indices, that sums
+    // into one buffer for every call and then copies that to out: two calls
+    // at once overwrite each other's sums.
     static float scratch[1 << 20];
     const sdk::TensorView<float>& o = out.view();
     if (o.numel() > int64_t(std::size(scratch)))
@@ -211,6 +213,20 @@ void sum_out(MutantBackend&, const plexus_kernel_call& call) {
   });
 }
 
+// copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) into float32,
+// from any dtype: how the host converts a kernel's inputs (sum of float16
+// with dtype=float32, ...). Free of the defects, which are add's and sum's.
+void copy(MutantBackend&, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  const plexus_tensor& self = args.tensor(0);
+  const plexus_tensor& src = args.tensor(1);
+  sdk::visit_dtype(src.dtype, [&](auto tag) {
+    using From = typename decltype(tag)::type;
+    sdk::elementwise(sdk::TensorView<float>(self), sdk::TensorView<const From>(src),
+                     [](From x) { return sdk::convert<float>(x); });
+  });
+}
+
 plexus_status init(const plexus_host_api* host, void** state) {
   return sdk::guard(host, [&] {
     auto* backend = new MutantBackend();
@@ -219,10 +235,13 @@ plexus_status init(const plexus_host_api* host, void** state) {
     const uint32_t f32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
     backend->register_kernel<&add_out>("add.out", f32);
     backend->register_kernel<&sum_out>("sum.IntList_out", f32);
+    backend->register_kernel<&copy>("copy_", f32);
   });
 }
 
-void shutdown(void* state) { delete static_cast<MutantBackend*>(state); }
+void shutdown(void* state) {
+  delete static_cast<MutantBackend*>(state);
+}
 
 }  // namespace
 }  // namespace mutant

@@ -26,8 +26,7 @@ Dims product_dims(const Tensor& a, const Tensor& c) {
   return d;
 }
 
-// Calls f(out flat index, a flat indices, c flat indices) ... in the naive
-// order: for every result element, the k terms it adds up.
+// The naive product: every result element adds up its k terms in order.
 Tensor product(const Tensor& a, const Tensor& c) {
   Dims d = product_dims(a, c);
   Sizes out_sizes = {d.n, d.p};
@@ -80,7 +79,8 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double 
       out.set_int(flat, wrapping_add(scaled, wrapping_mul(ia, prod.at_int(flat))));
     } else {
       long double scaled = beta == 0 ? 0.0L : static_cast<long double>(beta) * self.at(s);
-      out.set_float(flat, static_cast<double>(scaled + static_cast<long double>(alpha) * prod.at(flat)));
+      out.set_float(flat,
+                    static_cast<double>(scaled + static_cast<long double>(alpha) * prod.at(flat)));
     }
   });
   return out;

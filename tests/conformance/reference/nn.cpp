@@ -19,9 +19,12 @@ Rows rows_around(const Sizes& sizes, int64_t dim) {
   if (sizes.empty()) return r;  // 0-d: one row of one element
   for (int64_t d = 0; d < static_cast<int64_t>(sizes.size()); ++d) {
     int64_t s = sizes[static_cast<size_t>(d)];
-    if (d < dim) r.outer *= s;
-    else if (d == dim) r.len = s;
-    else r.inner *= s;
+    if (d < dim)
+      r.outer *= s;
+    else if (d == dim)
+      r.len = s;
+    else
+      r.inner *= s;
   }
   return r;
 }
@@ -29,7 +32,8 @@ Rows rows_around(const Sizes& sizes, int64_t dim) {
 }  // namespace
 
 Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* scale) {
-  if (self.integral()) throw std::invalid_argument("softmax: the reference needs a floating tensor");
+  if (self.integral())
+    throw std::invalid_argument("softmax: the reference needs a floating tensor");
   Rows r = rows_around(self.sizes, wrap_dim(dim, self.dim()));
   Tensor out(self.dtype, self.sizes);
   if (scale) scale->assign(static_cast<size_t>(out.numel()), 0.0);
@@ -42,8 +46,10 @@ Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* s
       long double m = -std::numeric_limits<long double>::infinity();
       for (int64_t k = 0; k < r.len; ++k) {
         long double x = self.at(at(k));
-        if (std::isnan(x) || std::isnan(m)) m = NAN;
-        else if (x > m) m = x;
+        if (std::isnan(x) || std::isnan(m))
+          m = NAN;
+        else if (x > m)
+          m = x;
       }
       long double sum = 0;
       for (int64_t k = 0; k < r.len; ++k) {
@@ -63,7 +69,8 @@ Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* s
         size_t u = static_cast<size_t>(k);
         long double y = log ? t[u] - log_sum : e[u] / sum;
         out.set_float(at(k), std::isnan(sum) ? nan : static_cast<double>(y));
-        if (!scale || !std::isfinite(y) || !std::isfinite(spread)) continue;
+        // exp of -inf (softmax 0) and infinities must match exactly.
+        if (!scale || !std::isfinite(y) || (!log && y == 0) || !std::isfinite(spread)) continue;
         // Rounding x - max (|t|), exp and the division (a few), the sum (len
         // terms) and the exponents it adds up (spread), relative to softmax's
         // result; absolute for log_softmax, which also adds log(sum) once.
@@ -78,7 +85,8 @@ Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* s
 
 Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* weight,
                   const Tensor* bias, double eps, std::vector<double>* scale) {
-  if (input.integral()) throw std::invalid_argument("layer_norm: the reference needs a floating input");
+  if (input.integral())
+    throw std::invalid_argument("layer_norm: the reference needs a floating input");
   if (normalized_dims < 1 || normalized_dims > input.dim())
     throw std::invalid_argument("layer_norm: bad number of normalized dims");
   int64_t len = 1;
@@ -127,9 +135,11 @@ Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* we
 
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor* bias, const Conv2dParams& p,
               std::vector<double>* scale) {
-  if (input.dim() != 4 || weight.dim() != 4) throw std::invalid_argument("conv2d: 4-D tensors expected");
+  if (input.dim() != 4 || weight.dim() != 4)
+    throw std::invalid_argument("conv2d: 4-D tensors expected");
   const int64_t N = input.sizes[0], C = input.sizes[1], H = input.sizes[2], W = input.sizes[3];
-  const int64_t CO = weight.sizes[0], CG = weight.sizes[1], KH = weight.sizes[2], KW = weight.sizes[3];
+  const int64_t CO = weight.sizes[0], CG = weight.sizes[1], KH = weight.sizes[2],
+                KW = weight.sizes[3];
   const int64_t G = p.groups;
   if (CG * G != C || CO % G != 0) throw std::invalid_argument("conv2d: channels do not fit groups");
   auto out_len = [](int64_t in, int64_t k, int64_t s, int64_t pad, int64_t d) {
@@ -157,8 +167,9 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor* bias, con
               for (int64_t kw = 0; kw < KW; ++kw) {
                 const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
                 if (w < 0 || w >= W) continue;
-                long double term = static_cast<long double>(input.at(((n * C + c) * H + h) * W + w)) *
-                                   weight.at(((co * CG + cg) * KH + kh) * KW + kw);
+                long double term =
+                    static_cast<long double>(input.at(((n * C + c) * H + h) * W + w)) *
+                    weight.at(((co * CG + cg) * KH + kh) * KW + kw);
                 acc += term;
                 mag += std::fabs(term);
               }
@@ -181,8 +192,10 @@ int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
 Tensor max_pool2d(const Tensor& self, const Pool2dParams& p) {
   if (self.dim() != 4) throw std::invalid_argument("max_pool2d: 4-D self expected");
   const int64_t N = self.sizes[0], C = self.sizes[1], H = self.sizes[2], W = self.sizes[3];
-  const int64_t OH = pool_output_size(H, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], p.ceil_mode);
-  const int64_t OW = pool_output_size(W, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], p.ceil_mode);
+  const int64_t OH =
+      pool_output_size(H, p.kernel[0], p.stride[0], p.padding[0], p.dilation[0], p.ceil_mode);
+  const int64_t OW =
+      pool_output_size(W, p.kernel[1], p.stride[1], p.padding[1], p.dilation[1], p.ceil_mode);
   if (OH < 1 || OW < 1) throw std::invalid_argument("max_pool2d: no output");
   Tensor out(self.dtype, {N, C, OH, OW});
   int64_t flat = 0;
@@ -218,8 +231,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
     if (row < 0 || row >= num)
       throw std::out_of_range("embedding: index " + std::to_string(row) + " out of range");
     for (int64_t j = 0; j < len; ++j) {
-      if (out.integral()) out.set_int(k * len + j, weight.at_int(row * len + j));
-      else out.set_float(k * len + j, weight.at(row * len + j));
+      if (out.integral())
+        out.set_int(k * len + j, weight.at_int(row * len + j));
+      else
+        out.set_float(k * len + j, weight.at(row * len + j));
     }
   }
   return out;

@@ -33,8 +33,10 @@ Plan plan(const Sizes& sizes, const Sizes& dims, bool keepdim) {
   std::vector<bool> reduced = reduced_mask(sizes, dims);
   Plan p;
   for (size_t d = 0; d < sizes.size(); ++d) {
-    if (!reduced[d]) p.out_sizes.push_back(sizes[d]);
-    else if (keepdim) p.out_sizes.push_back(1);
+    if (!reduced[d])
+      p.out_sizes.push_back(sizes[d]);
+    else if (keepdim)
+      p.out_sizes.push_back(1);
   }
   p.outputs = numel_of(p.out_sizes);
   p.target.resize(static_cast<size_t>(numel_of(sizes)));
@@ -50,7 +52,8 @@ Plan plan(const Sizes& sizes, const Sizes& dims, bool keepdim) {
 // Per result element: the long double sum of self's elements over dims.
 std::vector<long double> float_sums(const Tensor& x, const Plan& p) {
   std::vector<long double> acc(static_cast<size_t>(p.outputs), 0.0L);
-  for (int64_t k = 0; k < x.numel(); ++k) acc[static_cast<size_t>(p.target[static_cast<size_t>(k)])] += x.at(k);
+  for (int64_t k = 0; k < x.numel(); ++k)
+    acc[static_cast<size_t>(p.target[static_cast<size_t>(k)])] += x.at(k);
   return acc;
 }
 
@@ -107,8 +110,10 @@ Tensor arg_extreme(const Tensor& self, std::optional<int64_t> dim, bool keepdim,
     }
     if (!take) return;
     seen[t] = true;
-    if (self.integral()) best_int[t] = self.at_int(flat);
-    else best[t] = self.at(flat);
+    if (self.integral())
+      best_int[t] = self.at_int(flat);
+    else
+      best[t] = self.at(flat);
     out.set_int(static_cast<int64_t>(t), pos);
   });
   for (bool s : seen)

@@ -35,8 +35,10 @@ Tensor cat(const std::vector<Tensor>& tensors, int64_t dim) {
       }
       at[static_cast<size_t>(d)] = pos;
       int64_t src = broadcast_index(t->sizes, t->sizes, at);
-      if (out.integral()) out.set_int(flat, t->at_int(src));
-      else out.set_float(flat, t->at(src));
+      if (out.integral())
+        out.set_int(flat, t->at_int(src));
+      else
+        out.set_float(flat, t->at(src));
       break;
     }
   });

@@ -90,8 +90,14 @@ Tensor convert(const Tensor& t, DType to) {
   for (int64_t k = 0; k < t.numel(); ++k) {
     if (to == DType::Bool) {
       out.set_int(k, t.integral() ? t.at_int(k) != 0 : t.at(k) != 0.0);
+    } else if (is_floating(to) && t.integral()) {
+      // plexus converts integers to the 16-bit floats through float32, and
+      // int64 to float32 in one rounding (never through double).
+      int64_t v = t.at_int(k);
+      out.set_float(k, to == DType::F64 ? static_cast<double>(v)
+                                        : round_to(to, static_cast<double>(static_cast<float>(v))));
     } else if (is_floating(to)) {
-      out.set_float(k, round_to(to, t.integral() ? static_cast<double>(t.at_int(k)) : t.at(k)));
+      out.set_float(k, round_to(to, t.at(k)));
     } else if (t.integral()) {
       out.set_int(k, t.at_int(k));
     } else {

@@ -56,7 +56,8 @@ double round_to(DType dtype, double v);
 void round_to_dtype(Tensor& t);
 // Converts values as plexus converts between dtypes: float -> integer truncates
 // toward zero (NaN -> 0, out of range saturates), integer -> integer wraps,
-// anything -> bool is != 0, -> floating rounds to nearest-even.
+// anything -> bool is != 0, -> floating rounds to nearest-even (integers to
+// float16/bfloat16 through float32, as plexus does).
 Tensor convert(const Tensor& t, DType to);
 
 // Wrapping int64 arithmetic (the result of the operation modulo 2^64).

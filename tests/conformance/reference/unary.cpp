@@ -20,36 +20,40 @@ Tensor map_ld(const Tensor& self, LD (*f)(LD)) {
 int64_t int_min(DType t) {
   switch (t) {
     case DType::Bool:
-    case DType::U8: return 0;
-    case DType::I8: return std::numeric_limits<int8_t>::min();
-    case DType::I16: return std::numeric_limits<int16_t>::min();
-    case DType::I32: return std::numeric_limits<int32_t>::min();
-    default: return std::numeric_limits<int64_t>::min();
+    case DType::U8:
+      return 0;
+    case DType::I8:
+      return std::numeric_limits<int8_t>::min();
+    case DType::I16:
+      return std::numeric_limits<int16_t>::min();
+    case DType::I32:
+      return std::numeric_limits<int32_t>::min();
+    default:
+      return std::numeric_limits<int64_t>::min();
   }
 }
 int64_t int_max(DType t) {
   switch (t) {
-    case DType::Bool: return 1;
-    case DType::U8: return std::numeric_limits<uint8_t>::max();
-    case DType::I8: return std::numeric_limits<int8_t>::max();
-    case DType::I16: return std::numeric_limits<int16_t>::max();
-    case DType::I32: return std::numeric_limits<int32_t>::max();
-    default: return std::numeric_limits<int64_t>::max();
+    case DType::Bool:
+      return 1;
+    case DType::U8:
+      return std::numeric_limits<uint8_t>::max();
+    case DType::I8:
+      return std::numeric_limits<int8_t>::max();
+    case DType::I16:
+      return std::numeric_limits<int16_t>::max();
+    case DType::I32:
+      return std::numeric_limits<int32_t>::max();
+    default:
+      return std::numeric_limits<int64_t>::max();
   }
-}
-
-// An integer as a floating dtype: float32 and float64 round the exact integer
-// once (as a C++ conversion does); float16 and bfloat16 from the float32.
-double int_to_floating(int64_t v, DType to) {
-  if (to == DType::F64) return static_cast<double>(v);
-  double f = static_cast<double>(static_cast<float>(v));
-  return to == DType::F32 ? f : round_to(to, f);
 }
 
 }  // namespace
 
 Tensor neg(const Tensor& self) {
-  return map1(self, [](double x) { return -x; }, [](int64_t x) { return wrapping_sub(0, x); });
+  return map1(
+      self, [](double x) { return -x; }, [](int64_t x) { return wrapping_sub(0, x); });
 }
 
 Tensor abs(const Tensor& self) {
@@ -64,8 +68,10 @@ Tensor exp(const Tensor& self) {
 Tensor log(const Tensor& self) {
   return map_ld(self, [](LD x) { return std::log(x); });
 }
+// In double, not long double: IEEE 754 sqrt is correctly rounded, and a
+// second rounding from long double could move a float64 result by an ulp.
 Tensor sqrt(const Tensor& self) {
-  return map_ld(self, [](LD x) { return std::sqrt(x); });
+  return map1(self, [](double x) { return std::sqrt(x); });
 }
 Tensor rsqrt(const Tensor& self) {
   return map_ld(self, [](LD x) { return 1 / std::sqrt(x); });
@@ -101,9 +107,7 @@ Tensor gelu(const Tensor& self, bool tanh_approximation) {
       LD u = beta * (x + LD{0.044715} * x * x * x);
       return LD{0.5} * x * (2 / (1 + std::exp(-2 * u)));
     });
-  return map_ld(self, [](LD x) {
-    return LD{0.5} * x * std::erfc(-x / std::numbers::sqrt2_v<LD>);
-  });
+  return map_ld(self, [](LD x) { return LD{0.5} * x * std::erfc(-x / std::numbers::sqrt2_v<LD>); });
 }
 
 Tensor clamp(const Tensor& self, std::optional<double> min, std::optional<double> max) {
@@ -130,21 +134,16 @@ Tensor clamp_int(const Tensor& self, std::optional<int64_t> min, std::optional<i
   });
 }
 
-Tensor cast(const Tensor& t, DType to) {
-  if (!t.integral() || !is_floating(to)) return convert(t, to);
-  Tensor out(to, t.sizes);
-  for (int64_t k = 0; k < t.numel(); ++k) out.set_float(k, int_to_floating(t.at_int(k), to));
-  return out;
-}
-
 Tensor copy(DType dtype, const Sizes& sizes, const Tensor& src) {
   Tensor expanded(src.dtype, sizes);
   for_each_index(sizes, [&](const Sizes& idx, int64_t flat) {
     int64_t from = broadcast_index(src.sizes, sizes, idx);
-    if (src.integral()) expanded.set_int(flat, src.at_int(from));
-    else expanded.set_float(flat, src.at(from));
+    if (src.integral())
+      expanded.set_int(flat, src.at_int(from));
+    else
+      expanded.set_float(flat, src.at(from));
   });
-  return cast(expanded, dtype);
+  return convert(expanded, dtype);
 }
 
 Tensor fill(DType dtype, const Sizes& sizes, const Tensor& value) {

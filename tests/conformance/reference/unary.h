@@ -38,15 +38,7 @@ Tensor clamp(const Tensor& self, std::optional<double> min, std::optional<double
 // Integral: a bound outside the dtype's range saturates to it.
 Tensor clamp_int(const Tensor& self, std::optional<int64_t> min, std::optional<int64_t> max);
 
-// t converted to dtype `to` as copy_ converts: floating -> integer truncates
-// toward zero (NaN -> 0, out of range saturates); integer -> integer wraps;
-// -> bool is != 0; floating -> floating rounds to nearest-even once; integer ->
-// float32/float64 rounds the exact integer once, integer -> float16/bfloat16
-// rounds through float32 (as PyTorch's Half and BFloat16, built from a float,
-// do). ref::convert rounds integers once from a double: it differs for int64
-// beyond 2^53 (float32) and for integers beyond 2^24 (bfloat16).
-Tensor cast(const Tensor& t, DType to);
-// copy_(self, src): src broadcast to `sizes` and cast to `dtype`.
+// copy_(self, src): src broadcast to `sizes` and converted to `dtype` (ref::convert).
 Tensor copy(DType dtype, const Sizes& sizes, const Tensor& src);
 // fill_(self, value): `value` (a 0-d tensor: bool, int64 or float64 as the
 // Scalar's kind) cast to `dtype` in every element.

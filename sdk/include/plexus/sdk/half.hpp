@@ -68,12 +68,12 @@ uint16_t narrow(F x) {
   return uint16_t(sign | round_to_format<E, M>(e, m, SM));
 }
 
-// Any arithmetic value to a 16-bit format: float directly, the rest via double
-// (exact for integers up to 2^53).
+// Any arithmetic value to a 16-bit format: float and integers (through float,
+// as plexus and PyTorch convert them) from float, double directly.
 template <int E, int M, typename U>
 uint16_t narrow_any(U v) {
-  if constexpr (std::is_same_v<U, float>)
-    return narrow<E, M>(v);
+  if constexpr (std::is_same_v<U, float> || std::is_integral_v<U>)
+    return narrow<E, M>(static_cast<float>(v));
   else
     return narrow<E, M>(static_cast<double>(v));
 }
@@ -91,7 +91,7 @@ struct Half {
   uint16_t bits = 0;
 
   Half() = default;
-  // From any arithmetic value, rounded to nearest even (integers via double).
+  // From any arithmetic value, rounded to nearest even (integers via float).
   template <typename U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
   Half(U v) : bits(detail::narrow_any<5, 10>(v)) {}
   static Half from_bits(uint16_t b) {
@@ -115,7 +115,7 @@ struct BFloat16 {
   uint16_t bits = 0;
 
   BFloat16() = default;
-  // From any arithmetic value, rounded to nearest even (integers via double).
+  // From any arithmetic value, rounded to nearest even (integers via float).
   template <typename U, std::enable_if_t<std::is_arithmetic_v<U>, int> = 0>
   BFloat16(U v) : bits(detail::narrow_any<8, 7>(v)) {}
   static BFloat16 from_bits(uint16_t b) {
