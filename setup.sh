@@ -18,6 +18,7 @@ packages=(
   cmake ninja-build ccache g++ pkg-config git
   libspdlog-dev libfmt-dev catch2 libboost-dev nlohmann-json3-dev
   libtomlplusplus-dev libdnnl-dev libcli11-dev libssl-dev
+  ocl-icd-opencl-dev  # oneDNN's CMake package asks for OpenCL (a Recommends of libdnnl-dev)
   libxml2-utils  # xmllint: the tests check the conformance JUnit report against its schema
 )
 
@@ -34,6 +35,9 @@ if [ ${#missing[@]} -gt 0 ]; then
     "${missing[@]}" >/dev/null
 fi
 
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere
+# (CI's) reuses what an earlier build compiled.
+export CCACHE_BASEDIR="$PWD"
 cmake --preset default >/dev/null
 case "$job" in
   main)
