@@ -62,7 +62,10 @@ json parse_json(std::string_view text, std::string_view source) {
   try {
     return json::parse(text.begin(), text.end(), check);
   } catch (const json::exception& e) {
-    fail_bad(source, fmt::format("header is not valid UTF-8 JSON: {}", e.what()));
+    // nlohmann quotes the whole last token, which a hostile header makes huge.
+    std::string why = e.what();
+    if (why.size() > 300) why = why.substr(0, 300) + "...";
+    fail_bad(source, fmt::format("header is not valid UTF-8 JSON: {}", why));
   }
 }
 

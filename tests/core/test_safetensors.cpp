@@ -406,6 +406,10 @@ TEST_CASE("safetensors: huge names are cut short in errors") {
   std::string msg = header_error("{\"" + name + "\":5}").message();
   CHECK_THAT(msg, Catch::Contains("(5000 bytes)"));
   CHECK(msg.size() < 1000);
+  // A JSON error quoting an unterminated megabyte string.
+  std::string unterminated = header_error("{\"" + std::string(1 << 20, 'x')).message();
+  CHECK_THAT(unterminated, Catch::Contains("not valid UTF-8 JSON"));
+  CHECK(unterminated.size() < 1000);
 }
 
 TEST_CASE("safetensors: save refuses what the format cannot hold") {
