@@ -38,11 +38,11 @@ struct Config {
   std::string path;  // the file read; empty when only built-in defaults apply
 
   // [plugins]: where plugins are found and what is trusted.
-  std::vector<std::string> plugin_paths;  // absolute, or made so against the file's directory
-  bool use_plugin_path_env = true;        // also search PLEXUS_PLUGIN_PATH
-  bool use_default_plugin_paths = true;   // also search <libdir>/plexus/plugins
-  std::vector<std::string> allow, deny;   // plugin names; deny wins; empty allow = all
-  bool allow_writable_by_others = false;  // accept plugin files others may write
+  std::vector<std::string> plugin_paths;      // absolute, or made so against the file's directory
+  bool use_plugin_path_env = true;            // also search PLEXUS_PLUGIN_PATH
+  bool use_default_plugin_paths = true;       // also search <libdir>/plexus/plugins
+  std::vector<std::string> allow, deny;       // plugin names; deny wins; empty allow = all
+  bool allow_writable_by_others = false;      // accept plugin files others may write
   std::map<std::string, std::string> sha256;  // plugin name -> pinned SHA-256 (hex)
   // [options.NAME]: per-plugin options as the strings the plugin's get_option reads.
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
@@ -52,10 +52,10 @@ struct Config {
   std::vector<std::string> prefer;  // device type names, best first
   DevicePolicy policy = DevicePolicy::PreferGpu;
   FallbackPolicy fallback = FallbackPolicy::Cpu;
-  std::string log_level = "warn";   // trace, debug, info, warn, error, critical, off
+  std::string log_level = "warn";  // trace, debug, info, warn, error, critical, off
 
   // [allocator]: the core's caching allocator (plexus/allocator.h).
-  bool allocator_caching = true;    // false: every allocation goes to the device
+  bool allocator_caching = true;          // false: every allocation goes to the device
   size_t allocator_max_cached_bytes = 0;  // cache limit per device; 0 = unlimited
 
   // Where each set key came from, by dotted name ("runtime.device"); keys not

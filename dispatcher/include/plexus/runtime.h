@@ -22,18 +22,18 @@ struct RuntimeOptions {
 // been chosen, and what became of it.
 struct DeviceCandidate {
   enum class State {
-    Chosen,       // this is Runtime::device()
-    NotChosen,    // usable, but ranked below the chosen one
-    NoDevices,    // its backend loaded and reports 0 devices
-    Failed,       // its plugin failed to load
-    Excluded,     // left out by the config's allow/deny lists, or shadowed
-    NotInstalled, // named by the config but no plugin provides it
+    Chosen,        // this is Runtime::device()
+    NotChosen,     // usable, but ranked below the chosen one
+    NoDevices,     // its backend loaded and reports 0 devices
+    Failed,        // its plugin failed to load
+    Excluded,      // left out by the config's allow/deny lists, or shadowed
+    NotInstalled,  // named by the config but no plugin provides it
   };
-  std::string name;               // "vulkan:0" for a device, else the type or plugin name
-  std::optional<Device> device;   // set for State Chosen and NotChosen
-  std::string kind;               // "gpu", "cpu", ... for devices; empty otherwise
+  std::string name;              // "vulkan:0" for a device, else the type or plugin name
+  std::optional<Device> device;  // set for State Chosen and NotChosen
+  std::string kind;              // "gpu", "cpu", ... for devices; empty otherwise
   State state = State::NotChosen;
-  std::string reason;             // plain words: why chosen, or why not
+  std::string reason;  // plain words: why chosen, or why not
 };
 // "chosen", "not chosen", "no devices", "failed", "excluded", "not installed".
 const char* candidate_state_name(DeviceCandidate::State state);
