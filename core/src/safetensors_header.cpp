@@ -109,18 +109,23 @@ Shape parse_shape(const json& v, std::string_view source, std::string_view tenso
   return shape;
 }
 
-// Bytes the shape needs, or an error when the product overflows.
+// Bytes the shape needs. Its sizes' product must fit in int64 even counting
+// sizes of 0 as 1: contiguous strides are products of the trailing sizes.
 uint64_t shape_bytes(const Entry& e, std::string_view source) {
-  uint64_t bytes = itemsize(e.dtype);
-  for (int64_t s : e.shape)
-    if (__builtin_mul_overflow(bytes, static_cast<uint64_t>(s), &bytes))
-      fail_bad(source, fmt::format("tensor {}: shape {} of {} overflows 64-bit byte counts",
-                                   quote_name(e.name), shape_str(e.shape), dtype_tag(e.dtype)));
-  // Element counts are int64 in plexus.
-  if (bytes / itemsize(e.dtype) > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))
-    fail_bad(source, fmt::format("tensor {}: shape {} has more elements than fit in int64",
-                                 quote_name(e.name), shape_str(e.shape)));
-  return bytes;
+  int64_t span = 1;
+  bool empty = false;
+  for (int64_t s : e.shape) {
+    empty |= s == 0;
+    if (__builtin_mul_overflow(span, std::max<int64_t>(s, 1), &span))
+      fail_bad(source, fmt::format("tensor {}: shape {} has more elements than fit in int64 "
+                                   "(counting sizes of 0 as 1, as its strides do)",
+                                   quote_name(e.name), shape_str(e.shape)));
+  }
+  uint64_t bytes;
+  if (__builtin_mul_overflow(static_cast<uint64_t>(span), itemsize(e.dtype), &bytes))
+    fail_bad(source, fmt::format("tensor {}: shape {} of {} overflows 64-bit byte counts",
+                                 quote_name(e.name), shape_str(e.shape), dtype_tag(e.dtype)));
+  return empty ? 0 : bytes;
 }
 
 void parse_offsets(const json& v, Entry& e, uint64_t data_size, std::string_view source) {
