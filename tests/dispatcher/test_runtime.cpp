@@ -168,7 +168,8 @@ TEST_CASE("runtime: policy prefer_gpu ranks gpu, accelerator, cpu, emulated") {
   Opened o(s);
   CHECK(o.rt.device().str() == "fixture_dev_b:0");
   CHECK_THAT(o.rt.candidates().front().reason,
-             Contains("policy prefer_gpu (" + o.file + ":15:1): the best-ranked device (gpu)"));
+             Contains("policy prefer_gpu (" + o.file +
+                      ":15:1) ranks it first (gpu, then accelerator, cpu, emulated devices)"));
   CHECK(candidate(o.rt, "fixture_dev_a:0").reason ==
         "prefer_gpu ranks gpu devices above accelerator devices");
   CHECK_THAT(candidate(o.rt, "cpu").reason,
@@ -213,7 +214,9 @@ TEST_CASE("runtime: policy most_memory chooses by total memory") {
   s.a_memory_mb = 1 << 23;
   Opened o(s);
   CHECK(o.rt.device().str() == "fixture_dev_b:0");
-  CHECK_THAT(o.rt.candidates().front().reason, Contains("the most memory (16384.0 GiB)"));
+  CHECK_THAT(
+      o.rt.candidates().front().reason,
+      Contains("policy most_memory (" + o.file + ":15:1): it has the most memory (16384.0 GiB)"));
   CHECK(candidate(o.rt, "fixture_dev_a:0").reason ==
         "less memory (8192.0 GiB) than fixture_dev_b:0 (16384.0 GiB)");
   CHECK_THAT(candidate(o.rt, "cpu").reason, Contains("less memory"));
@@ -253,10 +256,12 @@ TEST_CASE("runtime: explain() names the choice and why every other candidate los
   s.plugins = "deny = [\"fixture_dev_b\"]";
   Opened o(s);
   std::string text = o.rt.explain();
-  CHECK_THAT(text, Catch::StartsWith("device: fixture_dev_a:0, gpu (chosen by policy prefer_gpu "
-                                     "(the built-in default): the best-ranked device (gpu))\n"));
+  CHECK_THAT(text,
+             Catch::StartsWith("chosen: fixture_dev_a:0 (gpu device: fixture_dev_a device 0)\n"
+                               "why: policy prefer_gpu (the built-in default) ranks it "
+                               "first (gpu, then accelerator, cpu, emulated devices)\n"));
   CHECK_THAT(text, Contains("config: " + o.file + "\n"));
-  CHECK_THAT(text, Contains("other candidates:\n"));
+  CHECK_THAT(text, Contains("not chosen:\n"));
   CHECK_THAT(text, Contains("\n  fixture_dev_a:1: fixture_dev_a:0 comes first among the "
                             "fixture_dev_a devices\n"));
   CHECK_THAT(text, Contains("\n  cpu: prefer_gpu ranks gpu devices above cpu devices (host "

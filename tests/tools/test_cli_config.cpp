@@ -162,8 +162,10 @@ TEST_CASE("plexus doctor prints the runtime's choice and why the others lost") {
   Run r = cli("--config " + file + " doctor");
   CHECK(r.status == 0);
   CHECK_THAT(r.out, Catch::StartsWith("Config: " + file + "\n"));
-  CHECK_THAT(r.out, Contains("Device chosen by the runtime:\n  device: fixture_dev_a:1, gpu "
-                             "(chosen by runtime.device = \"fixture_dev_a:1\""));
+  CHECK_THAT(r.out, Contains("Device chosen by the runtime:\n"
+                             "  chosen: fixture_dev_a:1 (gpu device: fixture_dev_a device 1)\n"
+                             "  why: runtime.device = \"fixture_dev_a:1\" (" +
+                             file + ":6:1)\n"));
   CHECK_THAT(r.out, Contains("  fixture_dev_a:0: not the configured device (fixture_dev_a:1)\n"));
   CHECK_THAT(r.out, Contains("  fixture_ok: plugin fixture_ok loaded, 0 devices: fixture "
                              "hardware is not present\n"));

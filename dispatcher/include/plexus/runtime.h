@@ -34,6 +34,7 @@ struct DeviceCandidate {
   std::string kind;              // "gpu", "cpu", ... for devices; empty otherwise
   State state = State::NotChosen;
   std::string reason;  // plain words: why chosen, or why not
+  std::string label;  // the device's own name ("llvmpipe (LLVM 15.0.6, 256 bits)"); empty otherwise
 };
 // "chosen", "not chosen", "no devices", "failed", "excluded", "not installed".
 const char* candidate_state_name(DeviceCandidate::State state);

@@ -166,7 +166,7 @@ DeviceChoice finish(Survey& s, const std::vector<Offer>& ranked, const std::stri
     bool chosen = o.device == out.device;
     out.candidates.push_back({o.device.str(), o.device, o.props.kind,
                               chosen ? State::Chosen : State::NotChosen,
-                              chosen ? chosen_why : why_not(o)});
+                              chosen ? chosen_why : why_not(o), o.props.name});
   }
   for (DeviceCandidate& c : s.unavailable) out.candidates.push_back(std::move(c));
   for (const std::string& type : kStandardTypes)
@@ -239,11 +239,13 @@ DeviceChoice by_policy(const Config& c, Survey& s) {
                    [&](const Offer& a, const Offer& b) { return ranks_before(a, b, c.policy); });
   const Offer& best = ranked.front();
   std::string why =
-      fmt::format("policy {} ({}): ", device_policy_name(c.policy), origin_of(c, "runtime.policy"));
+      fmt::format("policy {} ({})", device_policy_name(c.policy), origin_of(c, "runtime.policy"));
   if (c.policy == DevicePolicy::MostMemory)
-    why += fmt::format("the most memory ({})", gib(best.props.total_memory));
+    why += fmt::format(": it has the most memory ({})", gib(best.props.total_memory));
+  else if (c.policy == DevicePolicy::PreferCpu)
+    why += " ranks it first (the host cpu, then gpu, accelerator, cpu, emulated devices)";
   else
-    why += fmt::format("the best-ranked device ({})", best.props.kind);
+    why += " ranks it first (gpu, then accelerator, cpu, emulated devices)";
   return finish(s, ranked, why, [&](const Offer& o) {
     std::string reason;
     ranks_before(best, o, c.policy, &reason);

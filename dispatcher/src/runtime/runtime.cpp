@@ -81,11 +81,12 @@ Runtime::~Runtime() {
 
 std::string Runtime::explain() const {
   const DeviceCandidate& chosen = candidates_.front();
-  std::string kind = chosen.kind.empty() ? "" : ", " + chosen.kind;
-  std::string out = fmt::format("device: {}{} (chosen by {})\n", chosen.name, kind, chosen.reason);
+  std::string out = fmt::format("chosen: {} ({} device{})\n", chosen.name, chosen.kind,
+                                chosen.label.empty() ? "" : ": " + chosen.label);
+  out += fmt::format("why: {}\n", chosen.reason);
   out += fmt::format("config: {}\n",
                      config_.path.empty() ? "none found; built-in defaults" : config_.path);
-  if (candidates_.size() > 1) out += "other candidates:\n";
+  if (candidates_.size() > 1) out += "not chosen:\n";
   for (size_t i = 1; i < candidates_.size(); ++i)
     out += fmt::format("  {}: {}\n", candidates_[i].name, candidates_[i].reason);
   return out;
