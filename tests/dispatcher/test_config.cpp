@@ -201,6 +201,10 @@ TEST_CASE("values outside their choices are errors listing the valid values") {
              Contains("p.toml:2:10: runtime.prefer is empty"));
   CHECK_THAT(parse_error("[plugins]\nallow = [\"my-plugin\"]\n"),
              Contains("p.toml:2:10: plugins.allow: 'my-plugin' is not a plugin name"));
+  CHECK_THAT(parse_error("[options.Vulkan]\nx = 1\n"),
+             Contains("p.toml:1:10: [options.Vulkan]: 'Vulkan' is not a plugin name"));
+  CHECK_THAT(parse_error("[plugins.sha256]\nmy-cpu = \"abc\"\n"),
+             Contains("p.toml:2:1: plugins.sha256.my-cpu: 'my-cpu' is not a plugin name"));
   CHECK_THAT(parse_error("[plugins.sha256]\ncpu = \"abc\"\n"),
              Contains("p.toml:2:7: plugins.sha256.cpu = \"abc\" is not a SHA-256: expected 64 "
                       "hex digits"));

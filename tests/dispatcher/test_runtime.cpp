@@ -276,6 +276,26 @@ TEST_CASE("runtime: explain() names the choice and why every other candidate los
   CHECK(candidate(o.rt, "fixture_ok").state == State::NoDevices);
 }
 
+TEST_CASE("runtime: config entries naming no plugin found are warnings, not silence") {
+  Setup s;
+  s.plugins = "allow = [\"fixture_dev_a\", \"ghost\"]\n[plugins.sha256]\nghost = \"" +
+              std::string(64, 'a') + "\"\n[options.ghost]\nspeed = 3";
+  {
+    Opened o(s);
+    REQUIRE(o.rt.warnings().size() == 3);
+    CHECK(o.rt.warnings()[0] ==
+          "[options.ghost] (" + o.file +
+              ":9:1): no plugin named 'ghost' was found; its options are unused");
+    CHECK(o.rt.warnings()[1] == "plugins.sha256.ghost (" + o.file +
+                                    ":7:1): no plugin named 'ghost' was found; the pin is unused");
+    CHECK(o.rt.warnings()[2] ==
+          "plugins.allow (" + o.file + ":5:1) lists 'ghost', but no plugin of that name was found");
+    CHECK_THAT(o.rt.explain(), Contains("config warnings:\n  [options.ghost] ("));
+  }
+  Opened clean(Setup{});
+  CHECK(clean.rt.warnings().empty());
+}
+
 TEST_CASE("runtime: fallback, log level and allocator options are applied") {
   FallbackPolicy fallback = Dispatcher::get().fallback_policy();
   AllocatorOptions alloc = allocator_options();

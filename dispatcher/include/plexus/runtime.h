@@ -65,11 +65,15 @@ class Runtime {
   const Config& config() const { return config_; }
   // What load_plugins reported for every manifest it found.
   const std::vector<PluginRecord>& plugins() const { return plugins_; }
+  // Config entries that matched no plugin found (options, pins, allow list
+  // names), each with its file:line; also logged as warnings and in explain().
+  const std::vector<std::string>& warnings() const { return warnings_; }
 
  private:
   Config config_;
   std::vector<PluginRecord> plugins_;
   std::vector<DeviceCandidate> candidates_;
+  std::vector<std::string> warnings_;
   Device device_;
   bool owns_plugins_ = false;
 };

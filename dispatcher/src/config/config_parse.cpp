@@ -219,6 +219,10 @@ class Parser {
     if (!t) return wrong_type(dotted, n, "a table of plugin name = \"SHA-256 in hex\"");
     for (auto&& [key, value] : *t) {
       std::string name(key.str()), item = dotted + "." + name;
+      if (std::string why = plugin_name_error(name); !why.empty()) {
+        error(key.source(), fmt::format("{}: {}", item, why));
+        continue;
+      }
       auto hex = string(item, value, "a string of 64 hex digits");
       if (!hex) continue;
       if (hex->size() != 64 ||
@@ -236,6 +240,10 @@ class Parser {
   void options(const toml::table& t) {
     for (auto&& [key, node] : t) {
       std::string plugin(key.str());
+      if (std::string why = plugin_name_error(plugin); !why.empty()) {
+        error(key.source(), fmt::format("[options.{}]: {}", plugin, why));
+        continue;
+      }
       const toml::table* opts = node.as_table();
       if (!opts) {
         wrong_type("options." + plugin, node,

@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "plexus/allocator.h"
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
@@ -20,6 +22,41 @@ void apply(const Config& c) {
   if (c.origins.count("runtime.log_level")) log::set_level(log::parse_level(c.log_level));
   Dispatcher::get().set_fallback_policy(c.fallback);
   set_allocator_options({c.allocator_caching, c.allocator_max_cached_bytes});
+}
+
+std::string origin(const Config& c, const std::string& key) {
+  auto it = c.origins.find(key);
+  return it == c.origins.end() ? "default" : it->second.str();
+}
+
+// Entries naming a plugin that the search found under no name: typos that
+// would otherwise do nothing, silently.
+std::vector<std::string> unmatched_entries(const Config& c,
+                                           const std::vector<PluginRecord>& plugins) {
+  auto found = [&](const std::string& name) {
+    return std::any_of(plugins.begin(), plugins.end(),
+                       [&](const PluginRecord& p) { return p.name == name; });
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, opts] : c.plugin_options)
+    if (!found(name) && !opts.empty())
+      out.push_back(
+          fmt::format("[options.{}] ({}): no plugin named '{}' was found; its options "
+                      "are unused",
+                      name, origin(c, "options." + name + "." + opts.begin()->first), name));
+  for (const auto& [name, hex] : c.sha256)
+    if (!found(name))
+      out.push_back(
+          fmt::format("plugins.sha256.{} ({}): no plugin named '{}' was found; the pin "
+                      "is unused",
+                      name, origin(c, "plugins.sha256." + name), name));
+  for (const std::string& name : c.allow)
+    if (!found(name))
+      out.push_back(
+          fmt::format("plugins.allow ({}) lists '{}', but no plugin of that name was "
+                      "found",
+                      origin(c, "plugins.allow"), name));
+  return out;
 }
 
 }  // namespace
@@ -54,6 +91,8 @@ Runtime::Runtime(const RuntimeOptions& options) : config_(load_config(options.co
     unload_plugins();  // a failed open leaves nothing loaded
     throw;
   }
+  warnings_ = unmatched_entries(config_, plugins_);
+  for (const std::string& w : warnings_) log::get("runtime").warn("{}", w);
   log::get("runtime").info("chose {}: {}", device_.str(), candidates_.front().reason);
 }
 
@@ -65,6 +104,7 @@ Runtime::Runtime(Runtime&& other) noexcept
     : config_(std::move(other.config_)),
       plugins_(std::move(other.plugins_)),
       candidates_(std::move(other.candidates_)),
+      warnings_(std::move(other.warnings_)),
       device_(other.device_),
       owns_plugins_(other.owns_plugins_) {
   other.owns_plugins_ = false;
@@ -89,6 +129,8 @@ std::string Runtime::explain() const {
   if (candidates_.size() > 1) out += "not chosen:\n";
   for (size_t i = 1; i < candidates_.size(); ++i)
     out += fmt::format("  {}: {}\n", candidates_[i].name, candidates_[i].reason);
+  if (!warnings_.empty()) out += "config warnings:\n";
+  for (const std::string& w : warnings_) out += "  " + w + "\n";
   return out;
 }
 
