@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace plexus::cli {
 
@@ -15,7 +16,15 @@ int doctor(const std::string& config_path);
 int config_check(const std::string& file);
 // `plexus config show`: every config key, its value and where it came from.
 int config_show(const std::string& config_path);
-// `plexus ops`: the catalog, one op per line with its schema and kernels.
-int ops(bool json);
+// `plexus ops`: the coverage matrix op x backend of the plugins the config
+// loads; with names, those ops' schemas and kernels; `schemas`: every schema
+// with its kernels; `json`: all of it.
+int ops(bool json, bool schemas, const std::vector<std::string>& names,
+        const std::string& config_path);
+// `plexus bench ARGS`: runs plexus-bench, found beside this executable, with ARGS.
+int bench(const std::vector<std::string>& args);
+// `plexus profile CMD ARGS`: runs CMD with the profiler layer on and prints its
+// per-op table (JSON with `json`) to stderr, or to `output` when given.
+int profile(const std::vector<std::string>& command, bool json, const std::string& output);
 
 }  // namespace plexus::cli
