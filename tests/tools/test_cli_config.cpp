@@ -179,5 +179,14 @@ TEST_CASE("plexus doctor prints the runtime's choice and why the others lost") {
                         Contains("index 7 is out of range"));
   CHECK_THAT(u.out, Contains("ok        fixture_dev_a"));  // plugins still listed
   CHECK_THAT(u.out, Contains("No device could be chosen; see above."));
+
+  std::string ghost = dir.write(
+      "g.toml", fixture_config("device = \"fixture_dev_a:0\"") + "[options.ghost]\nx = 1\n");
+  Run g = cli("doctor --config " + ghost);
+  CHECK(g.status == 0);
+  CHECK_THAT(g.out, Contains("  config warnings:\n    [options.ghost] (" + ghost +
+                             ":8:1): no "
+                             "plugin named 'ghost' was found; its options are unused\n"));
+  CHECK_THAT(g.out, Contains("\n1 config warning(s); see above.\n"));
 }
 #endif

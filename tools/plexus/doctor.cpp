@@ -107,6 +107,8 @@ int doctor(const std::string& config_path) {
   bool device_ok = print_device(rt, device_error);
   std::string verdict = problems ? fmt::format("{} plugin(s) failed to load; see above.", problems)
                                  : std::string("No problems found.");
+  if (device_ok && !problems && !rt->warnings().empty())
+    verdict = fmt::format("{} config warning(s); see above.", rt->warnings().size());
   if (!device_ok) verdict = "No device could be chosen; see above.";
   fmt::print("\n{}\n", verdict);
   return 0;

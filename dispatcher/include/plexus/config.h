@@ -52,7 +52,9 @@ struct Config {
   std::vector<std::string> prefer;  // device type names, best first
   DevicePolicy policy = DevicePolicy::PreferGpu;
   FallbackPolicy fallback = FallbackPolicy::Cpu;
-  std::string log_level = "warn";  // trace, debug, info, warn, error, critical, off
+  // trace, debug, info, warn, error, critical, off; the Runtime applies it only
+  // when the file or PLEXUS_LOG_LEVEL sets it (a tool may have its own default).
+  std::string log_level = "warn";
 
   // [allocator]: the core's caching allocator (plexus/allocator.h).
   bool allocator_caching = true;          // false: every allocation goes to the device
