@@ -328,6 +328,10 @@ TEST_CASE("runtime: plugins load with it and unload with it; one at a time") {
     std::string file = dir.write("plexus.toml", Setup{}.text());
     CHECK_THAT(error_of([&] { Runtime second(RuntimeOptions{file}); }).message(),
                Contains("plugins are already loaded"));
+    // The failed open put back the settings it had applied.
+    std::string strict = dir.write("strict.toml", "[runtime]\nfallback = \"error\"\n");
+    error_of([&] { Runtime second(RuntimeOptions{strict}); });
+    CHECK(Dispatcher::get().fallback_policy() == FallbackPolicy::Cpu);
   }
   CHECK(plugin_records().empty());
   // A bad config fails the open before anything loads.
@@ -336,5 +340,11 @@ TEST_CASE("runtime: plugins load with it and unload with it; one at a time") {
   std::string bad = dir.write("plexus.toml", "[runtime]\ndevise = \"cpu\"\n");
   CHECK_THAT(error_of([&] { Runtime::open(RuntimeOptions{bad}); }).message(),
              Contains(bad + ":2:1: unknown key 'devise' in [runtime]"));
+  CHECK(plugin_records().empty());
+  // So does one whose device is unavailable.
+  Setup s;
+  s.runtime = "device = \"fixture_dev_a:9\"\nfallback = \"error\"";
+  open_error(s);
+  CHECK(Dispatcher::get().fallback_policy() == FallbackPolicy::Cpu);
   CHECK(plugin_records().empty());
 }

@@ -24,6 +24,18 @@ void apply(const Config& c) {
   set_allocator_options({c.allocator_caching, c.allocator_max_cached_bytes});
 }
 
+// The settings apply() changes, as they were, so a failed open can put them back.
+struct Settings {
+  spdlog::level::level_enum level = log::get("runtime").level();
+  FallbackPolicy fallback = Dispatcher::get().fallback_policy();
+  AllocatorOptions allocator = allocator_options();
+  void restore() const {
+    log::set_level(level);
+    Dispatcher::get().set_fallback_policy(fallback);
+    set_allocator_options(allocator);
+  }
+};
+
 std::string origin(const Config& c, const std::string& key) {
   auto it = c.origins.find(key);
   return it == c.origins.end() ? "default" : it->second.str();
@@ -80,8 +92,14 @@ const char* candidate_state_name(DeviceCandidate::State state) {
 }
 
 Runtime::Runtime(const RuntimeOptions& options) : config_(load_config(options.config_path)) {
+  Settings before;
   apply(config_);
-  plugins_ = load_plugins(config_.plugin_load_options());
+  try {
+    plugins_ = load_plugins(config_.plugin_load_options());
+  } catch (...) {
+    before.restore();  // a failed open changes nothing
+    throw;
+  }
   owns_plugins_ = true;
   try {
     DeviceChoice choice = choose_device(config_, plugins_);
@@ -89,6 +107,8 @@ Runtime::Runtime(const RuntimeOptions& options) : config_(load_config(options.co
     candidates_ = std::move(choice.candidates);
   } catch (...) {
     unload_plugins();  // a failed open leaves nothing loaded
+    owns_plugins_ = false;
+    before.restore();
     throw;
   }
   warnings_ = unmatched_entries(config_, plugins_);
