@@ -3,7 +3,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include <atomic>
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <random>
@@ -101,7 +101,17 @@ void save_safetensors(const std::filesystem::path& path,
                       const std::map<std::string, std::string>& metadata) {
   const std::string dest = path.string();
   std::vector<Entry> entries = layout(tensors, dest);
-  std::string header = make_header(entries, metadata, dest);
+  // The strings alone are a lower bound of the header's size: refuse before building it.
+  uint64_t text = 0;
+  for (const auto& [key, value] : metadata) text += key.size() + value.size();
+  for (const Entry& e : entries) text += e.name.size();
+  std::string header =
+      text > kSafetensorsMaxHeaderBytes ? std::string() : make_header(entries, metadata, dest);
+  if (text > kSafetensorsMaxHeaderBytes || header.size() > kSafetensorsMaxHeaderBytes)
+    fail_file(ErrorCode::InvalidArgument, dest,
+              "the header would be at least {} bytes, more than the {} that loaders accept "
+              "(are the names and metadata that large?)",
+              std::max<uint64_t>(text, header.size()), kSafetensorsMaxHeaderBytes);
 
   TempFile file(path);
   uint8_t prefix[8];

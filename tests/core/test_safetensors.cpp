@@ -442,6 +442,11 @@ TEST_CASE("safetensors: save refuses what the format cannot hold") {
              Catch::Contains("metadata value"));
   CHECK_THAT(error_of([&] { save_safetensors(dir / "no/such/dir/x.safetensors", {}); }).message(),
              Catch::Contains("cannot create a temporary file"));
+  std::string huge(kSafetensorsMaxHeaderBytes + 1, 'm');
+  CHECK_THAT(error_of([&] {
+               save_safetensors(p, {}, {{"k", huge}});
+             }).message(),
+             Catch::Contains("more than the 100000000 that loaders accept"));
   CHECK(fs::is_empty(dir.path));  // nothing written by any of these
 }
 
