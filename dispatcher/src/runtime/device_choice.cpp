@@ -44,6 +44,19 @@ struct Survey {
   std::set<std::string> known;               // names of types and plugins seen
 };
 
+// Plugins that were found but not loaded (failed, denied, shadowed), as candidates.
+void add_unloaded_plugins(const std::vector<PluginRecord>& plugins, Survey& s) {
+  for (const PluginRecord& p : plugins) {
+    if (p.state == PluginRecord::State::Loaded) continue;
+    std::string name = p.name.empty() ? p.manifest : p.name;
+    s.known.insert(name);
+    State state = p.state == PluginRecord::State::Failed ? State::Failed : State::Excluded;
+    std::string reason =
+        p.state == PluginRecord::State::Failed ? "plugin failed to load: " + p.reason : p.reason;
+    s.unavailable.push_back({name, std::nullopt, "", state, reason});
+  }
+}
+
 Survey survey(const std::vector<PluginRecord>& plugins) {
   Survey s;
   std::vector<std::string> names = registered_device_types();
@@ -56,30 +69,24 @@ Survey survey(const std::vector<PluginRecord>& plugins) {
     std::string source = p ? "plugin " + p->name + " loaded" : "registered in-process";
     int n = 0;
     std::string why;
+    std::vector<Offer> offers;  // all of the type's devices, or none if one fails
     try {
       n = b->device_count();
       if (n == 0) why = b->unavailable_reason();
       for (int i = 0; i < n; ++i)
-        s.offers.push_back({Device(static_cast<DeviceType>(slot), static_cast<int16_t>(i)), type,
-                            b->properties(i)});
+        offers.push_back({Device(static_cast<DeviceType>(slot), static_cast<int16_t>(i)), type,
+                          b->properties(i)});
     } catch (const std::exception& e) {
       n = 0;
       why = e.what();
     }
+    if (n > 0) s.offers.insert(s.offers.end(), offers.begin(), offers.end());
     if (n == 0)
       s.unavailable.push_back({type, std::nullopt, "", State::NoDevices,
                                fmt::format("{}, 0 devices: {}", source,
                                            why.empty() ? "the backend reports none" : why)});
   }
-  for (const PluginRecord& p : plugins) {
-    if (p.state == PluginRecord::State::Loaded) continue;
-    std::string name = p.name.empty() ? p.manifest : p.name;
-    s.known.insert(name);
-    State state = p.state == PluginRecord::State::Failed ? State::Failed : State::Excluded;
-    std::string reason =
-        p.state == PluginRecord::State::Failed ? "plugin failed to load: " + p.reason : p.reason;
-    s.unavailable.push_back({name, std::nullopt, "", state, reason});
-  }
+  add_unloaded_plugins(plugins, s);
   return s;
 }
 
@@ -100,28 +107,27 @@ bool ranks_before(const Offer& a, const Offer& b, DevicePolicy policy, std::stri
     if (why) *why = std::move(text);
     return true;
   };
-  auto lose = [](bool) { return false; };
   if (policy == DevicePolicy::MostMemory && a.props.total_memory != b.props.total_memory) {
-    if (a.props.total_memory < b.props.total_memory) return lose(false);
+    if (a.props.total_memory < b.props.total_memory) return false;
     return say(fmt::format("less memory ({}) than {} ({})", gib(b.props.total_memory),
                            a.device.str(), gib(a.props.total_memory)));
   }
   int ra = kind_rank(a.props.kind, policy), rb = kind_rank(b.props.kind, policy);
   const char* name = device_policy_name(policy);
   if (ra != rb) {
-    if (ra > rb) return lose(false);
+    if (ra > rb) return false;
     return say(
         fmt::format("{} ranks {} devices above {} devices", name, a.props.kind, b.props.kind));
   }
   if (a.device.type != b.device.type) {
     if (b.device.type == kCPU || (a.device.type != kCPU && a.device.type > b.device.type))
-      return lose(false);
+      return false;
     return say(
         a.device.type == kCPU
             ? fmt::format("both are {} devices; the host cpu comes first (no copies)", a.props.kind)
             : fmt::format("both are {} devices; {} was registered first", a.props.kind, a.type));
   }
-  if (a.device.index >= b.device.index) return lose(false);
+  if (a.device.index >= b.device.index) return false;
   return say(fmt::format("{} comes first among the {} devices", a.device.str(), a.type));
 }
 
