@@ -187,20 +187,34 @@ TEST_CASE("plexus ops with an unknown op name fails and names it") {
 
 #ifdef PLEXUS_TEST_BENCH
 TEST_CASE("plexus bench runs the harness and prints plain lines off a terminal") {
-  Run r = run("bench --quick --filter 'add*'");
+  Run r = run("bench --quick --filter 'add_1elem*'");
   REQUIRE(r.status == 0);
   CHECK_THAT(r.out, Catch::StartsWith("name ") && Catch::Contains("\nadd"));
   CHECK(r.out.find('\r') == std::string::npos);  // no bar: stdout is a pipe
   CHECK(r.out.find('\033') == std::string::npos);
-  Run j = run("bench --quick --json --filter 'add*'");
+  Run j = run("bench --quick --json --filter 'add_1elem*'");
   REQUIRE(j.status == 0);
   auto rows = nlohmann::json::parse(j.out);
   REQUIRE(rows.is_array());
   REQUIRE_FALSE(rows.empty());
-  for (auto& row : rows) CHECK_THAT(row["name"].get<std::string>(), Catch::StartsWith("add"));
+  for (auto& row : rows) CHECK_THAT(row["name"].get<std::string>(), Catch::StartsWith("add_1elem"));
   Run none = run("bench --quick --filter 'no-such-case*' 2>&1");
   CHECK(none.status == 1);
   CHECK_THAT(none.out, Catch::Contains("no case matches no-such-case*"));
+}
+#endif
+
+#if defined(PLEXUS_CONFORMANCE_PATH) && defined(PLEXUS_MUTANT_CONTROL_DIR)
+TEST_CASE("plexus-conformance prints one plain line per op off a terminal") {
+  // The small mutant_control plugin: the cpu's would take 20 s to start here.
+  Run r = run_command(std::string(PLEXUS_CONFORMANCE_PATH) + " --plugin " +
+                      PLEXUS_MUTANT_CONTROL_DIR + " --filter 'add.out/float32/0d/*'");
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::StartsWith("plexus-conformance: plugin mutant_control") &&
+                        Catch::Contains("\n[") && Catch::Contains("] add.out ") &&
+                        Catch::Contains(" cases, 0 failed ("));
+  CHECK(r.out.find('\r') == std::string::npos);  // no bar: stdout is a pipe
+  CHECK(r.out.find('\033') == std::string::npos);
 }
 #endif
 
