@@ -75,8 +75,9 @@ void write_profile_file() {
     f.close();
     if (f.good()) std::filesystem::rename(tmp, dir / name, ec);
     if (!f.good() || ec)
-      std::fprintf(stderr, "plexus: PLEXUS_PROFILE=%s: cannot write %s: %s\n", dir.c_str(),
-                   name.c_str(), f.good() ? ec.message().c_str() : "is it a writable directory?");
+      std::fprintf(stderr, "plexus: PLEXUS_PROFILE=%s: cannot write the profile %s there: %s\n",
+                   dir.c_str(), name.c_str(),
+                   f.good() ? ec.message().c_str() : "expected a writable directory");
   }
   std::filesystem::remove(tmp, ec);
 }

@@ -297,6 +297,14 @@ TEST_CASE("plexus profile sums every process of the program") {
   CHECK(ops_on(j, "cpu")["add.Tensor"]["calls"] == 6);
 }
 
+TEST_CASE("a program whose PLEXUS_PROFILE is no directory says so and still succeeds") {
+  Run r = run_command("PLEXUS_PROFILE=/nonexistent/plexus-profile " + kTarget + " 2>&1");
+  CHECK(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("PLEXUS_PROFILE=/nonexistent/plexus-profile: cannot write the "
+                                    "profile plexus-profile-") &&
+                        Catch::Contains("expected a writable directory"));
+}
+
 TEST_CASE("plexus profile returns the program's failure and says how it ended") {
   Profiled exit3 = profile("", kTarget + " --exit 3");
   CHECK(exit3.run.status == 3);
