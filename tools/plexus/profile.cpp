@@ -202,17 +202,24 @@ int profile(const std::vector<std::string>& command, bool as_json, const std::st
       return 2;
     }
   }
-  TempDir dir;
+  std::string text;
   Outcome outcome;
-  if (int err = run_program(command, dir.path, outcome)) {
-    std::fprintf(stderr, "plexus profile: cannot run '%s': %s\n", command[0].c_str(),
-                 std::strerror(err));
-    return err == ENOENT ? 127 : 126;  // as a shell reports a command it cannot run
+  try {
+    TempDir dir;
+    if (int err = run_program(command, dir.path, outcome)) {
+      std::fprintf(stderr, "plexus profile: cannot run '%s': %s\n", command[0].c_str(),
+                   std::strerror(err));
+      if (file.is_open()) fs::remove(output);  // nothing to report: leave no empty file
+      return err == ENOENT ? 127 : 126;        // as a shell reports a command it cannot run
+    }
+    size_t processes = 0;
+    std::vector<OpTotal> ops = read_records(dir.path, processes);
+    text = as_json ? json(ops, command, outcome, processes)
+                   : table(ops, command[0], outcome, processes);
+  } catch (const std::exception& e) {  // the temporary directory: creating or reading it
+    std::fprintf(stderr, "plexus profile: %s\n", e.what());
+    return 2;
   }
-  size_t processes = 0;
-  std::vector<OpTotal> ops = read_records(dir.path, processes);
-  std::string text =
-      as_json ? json(ops, command, outcome, processes) : table(ops, command[0], outcome, processes);
   if (file.is_open()) {
     file << text;
     file.close();
