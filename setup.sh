@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Set-up for a fresh Debian 12 machine (root, or a user with sudo): installs the
 # Debian packages plexus needs that are missing, builds, and runs a job.
-#   ./setup.sh main   install, build, run the main job (the device table and an
-#                     attention block on the cpu)
+#   ./setup.sh main   install, build, run the main job (the device table, then
+#                     examples/mlp on the device examples/plexus.toml picks)
 #   ./setup.sh test   install, build, run the whole test suite (what CI runs)
 # Safe to run again: installed packages are skipped and the build is incremental.
 set -euo pipefail
@@ -41,9 +41,9 @@ export CCACHE_BASEDIR="$PWD"
 cmake --preset default >/dev/null
 case "$job" in
   main)
-    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-attention
+    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-mlp
     ./build/bin/plexus devices
-    ./build/bin/plexus-example-attention cpu
+    ./build/bin/plexus-example-mlp --config examples/plexus.toml
     ;;
   test)
     cmake --build --preset default

@@ -4,6 +4,8 @@
 //                     [--repeats N] [--quick]
 // Each figure is the best of several timed runs after a warm-up call; a run
 // is `iters` calls (calibrated to about 50 ms unless given) and a device sync.
+// On a terminal a progress bar names the case being timed; `plexus bench`
+// runs this program (tools/plexus/bench.cpp says why it is not a library).
 #include <fnmatch.h>
 
 #include <algorithm>
@@ -13,12 +15,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <iostream>
 #include <string>
 #include <vector>
 
 #include "cases.h"
 #include "plexus/device_backend.h"
 #include "plexus/plugins.h"
+#include "progress.h"
 
 using namespace plexus;
 using namespace plexus::bench;
@@ -153,20 +157,23 @@ std::string human_time(double ns) {
   return buf;
 }
 
-void print_row(const Row& r) {
+std::string format_row(const Row& r) {
+  char line[512];
   if (!r.error.empty()) {
-    std::printf("%-32s %-8s error: %s\n", r.name.c_str(), r.device.c_str(), r.error.c_str());
-    return;
+    std::snprintf(line, sizeof line, "%-32s %-8s error: %s", r.name.c_str(), r.device.c_str(),
+                  r.error.c_str());
+    return line;
   }
   char tput[32] = "";
   if (!std::isnan(r.gflops))
     std::snprintf(tput, sizeof tput, "%.1f GFLOP/s", r.gflops);
   else if (!std::isnan(r.gbps))
     std::snprintf(tput, sizeof tput, "%.1f GB/s", r.gbps);
-  std::printf("%-32s %-8s %12s %16s", r.name.c_str(), r.device.c_str(), human_time(r.ns).c_str(),
-              tput);
-  if (!std::isnan(r.ratio)) std::printf("   plexus/peer %.2f", r.ratio);
-  std::printf("\n");
+  int n = std::snprintf(line, sizeof line, "%-32s %-8s %12s %16s", r.name.c_str(),
+                        r.device.c_str(), human_time(r.ns).c_str(), tput);
+  if (!std::isnan(r.ratio) && n > 0 && size_t(n) < sizeof line)
+    std::snprintf(line + n, sizeof line - size_t(n), "   plexus/peer %.2f", r.ratio);
+  return line;
 }
 
 }  // namespace
@@ -193,29 +200,41 @@ int main(int argc, char** argv) {
   auto no_sync = [] {};
   std::string device = dev.str();
 
+  std::vector<Case> selected;
+  for (Case& c : cases())
+    if (fnmatch(o.filter.c_str(), c.name.c_str(), 0) == 0) selected.push_back(std::move(c));
   std::vector<Row> rows;
-  bool failed = false, any = false;
-  if (!o.json) std::printf("%-32s %-8s %12s %16s\n", "name", "device", "time", "throughput");
-  for (const Case& c : cases()) {
-    if (fnmatch(o.filter.c_str(), c.name.c_str(), 0) != 0) continue;
-    any = true;
+  bool failed = false;
+  // Rows print as they come; on a terminal a bar says which case is being timed.
+  plexus::cli::Progress progress(std::cout, plexus::cli::Progress::stdout_is_tty(),
+                                 plexus::cli::Progress::terminal_width());
+  auto add_row = [&](Row r) {
+    failed |= !r.error.empty();
+    if (!o.json) progress.line(format_row(r));
+    rows.push_back(std::move(r));
+  };
+  char header[128];
+  std::snprintf(header, sizeof header, "%-32s %-8s %12s %16s", "name", "device", "time",
+                "throughput");
+  if (!o.json) progress.line(header);
+  for (size_t i = 0; i < selected.size(); ++i) {
+    const Case& c = selected[i];
+    progress.update(i, selected.size(), c.name);
     Row r = measure(
         c.name, device, c.bytes, c.flops, [&] { return c.setup(dev); }, o, sync);
-    failed |= !r.error.empty();
-    rows.push_back(r);
-    if (!o.json) print_row(r);
+    add_row(r);
     if (!dev.is_cpu()) continue;  // peers run on the host: only comparable to the cpu
     for (const Peer& p : c.peers) {
+      progress.update(i, selected.size(), c.name + "/" + p.name);
       Row pr = measure(c.name + "/" + p.name, "cpu", c.bytes, c.flops, p.setup, o, no_sync);
       if (r.error.empty() && pr.error.empty()) pr.ratio = pr.ns / r.ns;
-      failed |= !pr.error.empty();
-      rows.push_back(pr);
-      if (!o.json) print_row(pr);
+      add_row(pr);
     }
   }
-  if (!any) std::fprintf(stderr, "plexus-bench: no case matches %s\n", o.filter.c_str());
+  progress.clear();
+  if (selected.empty()) std::fprintf(stderr, "plexus-bench: no case matches %s\n", o.filter.c_str());
   if (o.json) print_json(rows);
   rows.clear();
   unload_plugins();
-  return failed || !any ? 1 : 0;
+  return failed || selected.empty() ? 1 : 0;
 }

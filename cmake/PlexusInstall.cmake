@@ -44,6 +44,11 @@ if(TARGET plexus-conformance)
   set_target_properties(plexus-conformance PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
   install(TARGETS plexus-conformance RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# `plexus bench` runs the plexus-bench installed beside it.
+if(TARGET plexus-bench)
+  set_target_properties(plexus-bench PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
+  install(TARGETS plexus-bench RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
+endif()
 
 # ---- the PlexusSDK package: headers and plexus_add_plugin, nothing to link ----
 plexus_abi_version(${PROJECT_SOURCE_DIR}/sdk/include PLEXUS_ABI_VERSION)

@@ -29,6 +29,10 @@ void host_free(void* ptr) noexcept {
 
 namespace {
 
+// The options, read without a lock on every allocator creation and free.
+std::atomic<bool> g_caching{true};
+std::atomic<size_t> g_max_cached_bytes{0};
+
 // Block sizes: multiples of 64 bytes up to 4 KiB, then four steps per power of
 // two, so rounding wastes at most a quarter and blocks are reused across sizes.
 size_t round_block(size_t n) {
@@ -72,6 +76,13 @@ class CachingAllocator final : public Allocator {
     std::lock_guard lock(mutex_);
     stats_.frees++;
     stats_.allocated_bytes -= size;
+    size_t limit = g_max_cached_bytes.load(std::memory_order_relaxed);
+    if (limit != 0 && stats_.cached_bytes + size > limit) {  // over the limit: no caching
+      stats_.reserved_bytes -= size;
+      stats_.device_frees++;
+      backend_.deallocate(device_.index, ptr, size);
+      return;
+    }
     stats_.cached_bytes += size;
     try {
       free_[size].push_back(ptr);
@@ -207,12 +218,22 @@ Allocator& allocator_for(Device device) {
          device_type_name(device.type), count, why.empty() ? "" : ": " + why);
   }
   auto& slot = a.all[{device.type, device.index}];
-  if (backend.wants_caching_allocator())
+  if (backend.wants_caching_allocator() && g_caching.load(std::memory_order_relaxed))
     slot = std::make_unique<CachingAllocator>(device, backend);
   else
     slot = std::make_unique<PassThroughAllocator>(device, backend);
   if (device.type == kCPU && device.index == 0) a.host.store(slot.get());
   return *slot;
+}
+
+void set_allocator_options(const AllocatorOptions& options) {
+  g_caching.store(options.caching, std::memory_order_relaxed);
+  g_max_cached_bytes.store(options.max_cached_bytes, std::memory_order_relaxed);
+}
+
+AllocatorOptions allocator_options() {
+  return {g_caching.load(std::memory_order_relaxed),
+          g_max_cached_bytes.load(std::memory_order_relaxed)};
 }
 
 size_t live_bytes(DeviceType type) {

@@ -9,6 +9,7 @@
 #include "host_kernels.h"
 #include "plexus/error.h"
 #include "plexus/log.h"
+#include "profiler_env.h"
 
 namespace plexus {
 
@@ -31,6 +32,7 @@ Dispatcher& Dispatcher::get() {
     auto* disp = new Dispatcher;
     define_catalog(*disp);
     register_host_kernels(*disp);
+    profiler::start_from_environment(*disp);
     return disp;
   }();
   return *d;

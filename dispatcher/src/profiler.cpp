@@ -2,12 +2,21 @@
 
 #include <fmt/format.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <mutex>
+#include <optional>
+#include <nlohmann/json.hpp>
 
 #include "plexus/dispatcher.h"
+#include "plexus/env.h"
+#include "profiler_env.h"
 
 namespace plexus::profiler {
 namespace {
@@ -40,19 +49,53 @@ Tensor profile_layer(void*, const Operator& op, DispatchKeys keys, std::span<con
   return result;
 }
 
-void install() {
-  static bool done = [] {
-    Dispatcher::get().set_layer_kernel(Layer::Profiler, profile_layer, nullptr);
+// Takes the dispatcher as an argument: it also runs while Dispatcher::get() builds it.
+void install(Dispatcher& d) {
+  static bool done = [&] {
+    d.set_layer_kernel(Layer::Profiler, profile_layer, nullptr);
     return true;
   }();
   (void)done;
 }
 
+std::string& profile_dir() {
+  static std::string* dir = new std::string;  // read at exit: never destroyed
+  return *dir;
+}
+
+// Written to a temporary name and renamed, so a reader never sees half a file.
+void write_profile_file() {
+  std::filesystem::path dir = profile_dir();
+  std::string name = fmt::format("plexus-profile-{}.json", getpid());
+  std::filesystem::path tmp = dir / (name + ".tmp");
+  std::error_code ec;
+  {
+    std::ofstream f(tmp);
+    f << records_json();
+    f.close();
+    if (f.good()) std::filesystem::rename(tmp, dir / name, ec);
+    if (!f.good() || ec)
+      std::fprintf(stderr, "plexus: PLEXUS_PROFILE=%s: cannot write the profile %s there: %s\n",
+                   dir.c_str(), name.c_str(),
+                   f.good() ? ec.message().c_str() : "expected a writable directory");
+  }
+  std::filesystem::remove(tmp, ec);
+}
+
 }  // namespace
 
 void enable(bool on) {
-  install();
+  install(Dispatcher::get());
   Dispatcher::get().enable_layer(Layer::Profiler, on);
+}
+
+void start_from_environment(Dispatcher& d) {
+  std::optional<std::string> dir = env_var("PLEXUS_PROFILE");
+  if (!dir || dir->empty()) return;
+  profile_dir() = *dir;
+  install(d);
+  d.enable_layer(Layer::Profiler, true);
+  std::atexit(write_profile_file);
 }
 
 bool enabled() { return Dispatcher::get().layer_enabled(Layer::Profiler); }
@@ -84,6 +127,17 @@ std::vector<Record> records() {
   std::sort(out.begin(), out.end(),
             [](const Record& a, const Record& b) { return a.total_ns > b.total_ns; });
   return out;
+}
+
+std::string records_json() {
+  nlohmann::json list = nlohmann::json::array();
+  for (const Record& r : records())
+    list.push_back({{"op", r.op},
+                    {"device", r.device},
+                    {"calls", r.calls},
+                    {"total_ns", r.total_ns},
+                    {"fallbacks", r.fallbacks}});
+  return nlohmann::json{{"pid", getpid()}, {"records", list}}.dump(1) + "\n";
 }
 
 std::string report() {

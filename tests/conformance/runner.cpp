@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <barrier>
 #include <optional>
 #include <map>
@@ -20,6 +21,7 @@
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
 #include "plexus/plugins.h"
+#include "progress.h"
 #include "report.h"
 #include "runtime_checks.h"
 
@@ -168,10 +170,13 @@ Loaded load(const std::string& spec) {
   return {{}, fmt::format("no plugin named '{}' on the search path:{}", name, where), true};
 }
 
-// Prints failures as they happen (a few per op and dtype), and the progress line.
+// Prints failures as they happen (a few per op and dtype), and the progress:
+// a bar on a terminal, one line per op otherwise.
 class Printer {
  public:
-  Printer(const Options& o, std::string rerun_prefix) : opts_(o), rerun_(std::move(rerun_prefix)) {}
+  Printer(const Options& o, std::string rerun_prefix)
+      : rerun_(std::move(rerun_prefix)),
+        progress_(std::cout, o.progress_tty, cli::Progress::terminal_width()) {}
 
   void failure(const Result& r) {
     std::string key = r.op + "/" + r.dtype;
@@ -188,30 +193,20 @@ class Printer {
     print(s);
   }
 
-  void progress(const std::string& line, bool final_line) {
-    if (opts_.progress_tty) {
-      std::fprintf(stdout, "\r\033[K%s", line.c_str());
-      if (final_line) std::fputc('\n', stdout);
-      std::fflush(stdout);
-      open_ = !final_line;
-    } else if (final_line) {
-      std::fprintf(stdout, "%s\n", line.c_str());
-      std::fflush(stdout);
-    }
+  // The bar (a terminal only): `done` of `total` ops, and what runs now.
+  void step(size_t done, size_t total, const std::string& what) { progress_.update(done, total, what); }
+  // One op's summary: a line of its own without a terminal, else on the bar.
+  void op_done(size_t done, size_t total, const std::string& summary) {
+    if (progress_.tty()) progress_.update(done, total, summary);
+    else progress_.line(summary);
   }
-
-  void print(const std::string& s) {
-    if (open_) std::fprintf(stdout, "\r\033[K");
-    open_ = false;
-    std::fprintf(stdout, "%s\n", s.c_str());
-    std::fflush(stdout);
-  }
+  void print(const std::string& s) { progress_.line(s); }
+  void finish() { progress_.clear(); }
 
  private:
-  const Options& opts_;
   std::string rerun_;
   std::map<std::string, int> shown_;
-  bool open_ = false;
+  cli::Progress progress_;
 };
 
 // The case with the elements of each tensor input shuffled: the same kinds
@@ -526,8 +521,7 @@ int run(const Options& opts) {
               expected_fail |= e.covers(opname, dname, c.name);
             if (!expected_fail) printer.failure(results.back());
           }
-          if (opts.progress_tty)
-            printer.progress(fmt::format("[{}/{}] {} {} {}", op_no, kernel_ops.size(), opname, dname, c.name), false);
+          printer.step(op_no - 1, kernel_ops.size(), fmt::format("{} {} {}", opname, dname, c.name));
         }
       }
     }
@@ -540,10 +534,10 @@ int run(const Options& opts) {
         f += results[k].status == Status::Fail;
       }
       if (n)
-        printer.progress(fmt::format("[{:2}/{}] {:<22} {:5} cases, {} failed ({:.1f} s)", op_no, kernel_ops.size(),
-                                     opname, n, f,
-                                     std::chrono::duration<double>(Clock::now() - op_t0).count()),
-                         !opts.progress_tty || op_no == kernel_ops.size());
+        printer.op_done(op_no, kernel_ops.size(),
+                        fmt::format("[{:2}/{}] {:<22} {:5} cases, {} failed ({:.1f} s)", op_no,
+                                    kernel_ops.size(), opname, n, f,
+                                    std::chrono::duration<double>(Clock::now() - op_t0).count()));
     }
   }
   if (opts.list) {
@@ -553,6 +547,7 @@ int run(const Options& opts) {
   }
 
   // The runtime checks.
+  printer.step(kernel_ops.size(), kernel_ops.size(), "runtime checks");
   for (Result& r : run_runtime_checks(tg, opts.filter)) {
     pairs_run.insert({"runtime", r.name});
     results.push_back(r);
@@ -568,6 +563,7 @@ int run(const Options& opts) {
   info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   for (const Operator* op : kernel_ops) info.op_order.push_back(op->name());
   info.rerun = rerun;
+  printer.finish();
   print_summary(stdout, info, results);
   write_reports(opts, info, results);
   for (const Result& r : results)

@@ -62,3 +62,32 @@ TEST_CASE("a device index that does not exist is refused") {
   REQUIRE_THROWS_WITH(allocator_for(Device(testing::testdev(), 7)),
                       Catch::Contains("does not exist") && Catch::Contains("2 device(s)"));
 }
+
+TEST_CASE("allocator options: a cache limit, and no caching for allocators made after") {
+  AllocatorOptions saved = allocator_options();
+  Device dev(testing::testdev(), 0);
+  Allocator& a = allocator_for(dev);
+  a.empty_cache();
+  set_allocator_options({true, 4096});
+  void* p = a.allocate(4096);
+  void* q = a.allocate(4096);
+  AllocatorStats before = a.stats();
+  a.deallocate(p, 4096);  // fits under the limit: cached
+  a.deallocate(q, 4096);  // would exceed it: back to the device
+  AllocatorStats after = a.stats();
+  CHECK(after.cached_bytes == 4096);
+  CHECK(after.device_frees == before.device_frees + 1);
+  CHECK(after.reserved_bytes == before.reserved_bytes - 4096);
+  a.empty_cache();
+
+  set_allocator_options({false, 0});
+  release_allocators(testing::testdev());  // the next allocator_for makes a new one
+  Allocator& direct = allocator_for(dev);
+  void* r = direct.allocate(100);
+  direct.deallocate(r, 100);
+  CHECK(direct.stats().cached_bytes == 0);
+  CHECK(direct.stats().device_frees == 1);
+  set_allocator_options(saved);
+  release_allocators(testing::testdev());
+  CHECK(allocator_options().caching == saved.caching);
+}

@@ -1,13 +1,30 @@
 // The subcommands of the plexus CLI; each prints to stdout and returns an exit code.
 #pragma once
 
+#include <string>
+#include <vector>
+
 namespace plexus::cli {
 
 // `plexus devices`: every device type, its devices, or why it has none.
-int devices(bool json);
-// `plexus doctor`: the plugin search path and what happened to each candidate.
-int doctor();
-// `plexus ops`: the catalog, one op per line with its schema and kernels.
-int ops(bool json);
+// `config_path` (--config) names the plexus.toml; empty = search for one.
+int devices(bool json, const std::string& config_path);
+// `plexus doctor`: the config, the plugin search path, what happened to each
+// plugin, and the device the Runtime chooses with its explanation.
+int doctor(const std::string& config_path);
+// `plexus config check FILE`: "ok" and the keys set, or every error with its file:line.
+int config_check(const std::string& file);
+// `plexus config show`: every config key, its value and where it came from.
+int config_show(const std::string& config_path);
+// `plexus ops`: the coverage matrix op x backend of the plugins the config
+// loads; with names, those ops' schemas and kernels; `schemas`: every schema
+// with its kernels; `json`: all of it.
+int ops(bool json, bool schemas, const std::vector<std::string>& names,
+        const std::string& config_path);
+// `plexus bench ARGS`: runs plexus-bench, found beside this executable, with ARGS.
+int bench(const std::vector<std::string>& args);
+// `plexus profile CMD ARGS`: runs CMD with the profiler layer on and prints its
+// per-op table (JSON with `json`) to stderr, or to `output` when given.
+int profile(const std::vector<std::string>& command, bool json, const std::string& output);
 
 }  // namespace plexus::cli

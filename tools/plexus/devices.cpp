@@ -4,6 +4,7 @@
 #include <set>
 
 #include "commands.h"
+#include "plexus/config.h"
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
 #include "plexus/plugins.h"
@@ -43,9 +44,10 @@ std::string no_devices_reason(DeviceType slot) {
 
 }  // namespace
 
-int devices(bool json) {
+int devices(bool json, const std::string& config_path) {
   Dispatcher::get();
-  std::vector<PluginRecord> plugins = load_plugins();
+  // The config's plugin paths, allow/deny lists, trust settings and plugin options apply.
+  std::vector<PluginRecord> plugins = load_plugins(load_config(config_path).plugin_load_options());
   // The cpu's host memory belongs to the core; it is listed even before a cpu plugin.
   nlohmann::json core = {{"name", "core"},        {"path", ""},
                          {"status", "loaded"},    {"reason", ""},

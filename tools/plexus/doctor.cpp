@@ -1,26 +1,75 @@
-// `plexus doctor`: where plexus looked for plugins and what became of each,
-// in plain words, one line per candidate.
+// `plexus doctor`: which config applies, where plexus looked for plugins and
+// what became of each, and which device the Runtime chooses and why, in plain words.
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <optional>
 
 #include "commands.h"
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
 #include "plexus/plugins.h"
+#include "plexus/runtime.h"
 
 namespace plexus::cli {
 
-int doctor() {
+namespace {
+
+// The config in use, or why it cannot be used (then nothing else is checked).
+std::optional<Config> print_config(const std::string& config_path) {
+  try {
+    Config c = load_config(config_path);
+    fmt::print("Config: {}\n\n",
+               c.path.empty() ? "no plexus.toml found; built-in defaults" : c.path);
+    return c;
+  } catch (const Error& e) {
+    fmt::print("Config: FAILED\n{}\n\nFix the config (`plexus config check FILE`) and run again.\n",
+               e.message());
+    return std::nullopt;
+  }
+}
+
+// The Runtime's choice and its explanation, indented; false when it fails.
+bool print_device(const std::optional<Runtime>& rt, const std::string& error) {
+  if (!rt) {
+    fmt::print("\nDevice: FAILED: {}\n", error);
+    return false;
+  }
+  fmt::print("\nDevice chosen by the runtime:\n");
+  std::string text = rt->explain();
+  for (size_t start = 0, end; start < text.size(); start = end + 1) {
+    end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    fmt::print("  {}\n", text.substr(start, end - start));
+  }
+  return true;
+}
+
+}  // namespace
+
+int doctor(const std::string& config_path) {
   Dispatcher::get();
-  std::vector<std::string> path = plugin_search_path();
+  std::optional<Config> config = print_config(config_path);
+  if (!config) return 1;
+  std::vector<std::string> path = plugin_search_path(config->plugin_load_options());
   fmt::print("Plugin search path, in order:\n");
   for (size_t i = 0; i < path.size(); ++i) {
     std::error_code ec;
     bool there = std::filesystem::is_directory(path[i], ec);
     fmt::print("  {}. {}{}\n", i + 1, path[i], there ? "" : "  (does not exist)");
   }
-  std::vector<PluginRecord> plugins = load_plugins();
+  // The Runtime loads the plugins; if it cannot choose a device, load them
+  // alone to show what was found.
+  std::optional<Runtime> rt;
+  std::string device_error;
+  std::vector<PluginRecord> plugins;
+  try {
+    rt.emplace(RuntimeOptions{config_path});
+    plugins = rt->plugins();
+  } catch (const Error& e) {
+    device_error = e.message();
+    plugins = load_plugins(config->plugin_load_options());
+  }
   fmt::print("\nPlugins found: {}\n", plugins.size());
   int problems = 0;
   for (const PluginRecord& p : plugins) {
@@ -52,10 +101,16 @@ int doctor() {
     }
   }
   if (plugins.empty())
-    fmt::print("  none: put plugins (libplexus-NAME.so with NAME.json) in a directory above,\n"
-               "  or name one in PLEXUS_PLUGIN_PATH\n");
-  fmt::print("\n{}\n", problems ? fmt::format("{} plugin(s) failed to load; see above.", problems)
-                                : std::string("No problems found."));
+    fmt::print(
+        "  none: put plugins (libplexus-NAME.so with NAME.json) in a directory above,\n"
+        "  or name one in PLEXUS_PLUGIN_PATH\n");
+  bool device_ok = print_device(rt, device_error);
+  std::string verdict = problems ? fmt::format("{} plugin(s) failed to load; see above.", problems)
+                                 : std::string("No problems found.");
+  if (device_ok && !problems && !rt->warnings().empty())
+    verdict = fmt::format("{} config warning(s); see above.", rt->warnings().size());
+  if (!device_ok) verdict = "No device could be chosen; see above.";
+  fmt::print("\n{}\n", verdict);
   return 0;
 }
 

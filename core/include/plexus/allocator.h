@@ -51,6 +51,18 @@ void release_allocators(DeviceType type);
 // Bytes held by live storages on any device of this type (0 before unloading is safe).
 size_t live_bytes(DeviceType type);
 
+// How the allocators behave; plexus::Runtime sets these from plexus.toml's [allocator].
+struct AllocatorOptions {
+  // false: allocators created from now on pass every allocation straight to
+  // the device (no cache); ones already created keep their kind.
+  bool caching = true;
+  // Cached bytes each caching allocator keeps at most; a block freed beyond it
+  // goes back to the device at once. 0 = no limit. Applies immediately.
+  size_t max_cached_bytes = 0;
+};
+void set_allocator_options(const AllocatorOptions& options);
+AllocatorOptions allocator_options();
+
 // Raw 64-byte aligned host memory (the cpu backend's allocate/free).
 void* host_allocate(size_t nbytes);
 void host_free(void* ptr) noexcept;

@@ -1,4 +1,12 @@
 // The profiler layer: per-op call counts and time, switched on and off at run time.
+//
+// PLEXUS_PROFILE=DIR profiles a whole process without changing it: when the
+// dispatcher starts, the profiler is switched on, and at exit (return from
+// main or exit(); not a crash or _exit) the records are written to
+// DIR/plexus-profile-<pid>.json as
+//   {"pid": 123, "records": [{"op": "add.Tensor", "device": "cpu", "calls": 3,
+//                             "total_ns": 5100, "fallbacks": 0}, ...]}
+// `plexus profile PROGRAM` sets it, runs the program and prints the records.
 #pragma once
 
 #include <cstdint>
@@ -25,5 +33,7 @@ void reset();
 std::vector<Record> records();
 // A table: op, device, calls, total ms, mean us, fallbacks.
 std::string report();
+// The records as the JSON of a PLEXUS_PROFILE file.
+std::string records_json();
 
 }  // namespace plexus::profiler
