@@ -1,6 +1,7 @@
 #include "launch.h"
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 namespace plexus::vulkan {
@@ -43,6 +44,14 @@ uint64_t scalar_bits(const sdk::Scalar& s, plexus_dtype d) {
     });
   }
   return bits;
+}
+
+uint64_t element_scalar_bits(const sdk::Scalar& s, plexus_dtype d) {
+  if (d != PLEXUS_DTYPE_F16 && d != PLEXUS_DTYPE_BF16) return scalar_bits(s, d);
+  float f = d == PLEXUS_DTYPE_F16 ? float(s.to<sdk::Half>()) : float(s.to<sdk::BFloat16>());
+  uint32_t u;
+  std::memcpy(&u, &f, sizeof u);
+  return u;
 }
 
 uint64_t element_bits(const sdk::Scalar& s, plexus_dtype d) {

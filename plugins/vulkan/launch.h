@@ -40,6 +40,10 @@ std::string module_name(const char* family, plexus_dtype d);
 // converted to d (wrapping) and sign-extended for integers and bool.
 uint64_t scalar_bits(const sdk::Scalar& s, plexus_dtype d);
 
+// scalar_bits of s after converting it to dtype d's element (rounding to
+// float16/bfloat16 first), as a comparison's scalar operand is.
+uint64_t element_scalar_bits(const sdk::Scalar& s, plexus_dtype d);
+
 // The raw bits of s converted to dtype d (what fill_ stores).
 uint64_t element_bits(const sdk::Scalar& s, plexus_dtype d);
 

@@ -15,6 +15,9 @@ plexus_status init(const plexus_host_api* host, void**) {
     g_backend->register_backend(host, "vulkan");
     register_copy(*g_backend);
     register_binary(*g_backend);
+    register_unary(*g_backend);
+    register_compare(*g_backend);
+    register_pointwise(*g_backend);
   });
 }
 

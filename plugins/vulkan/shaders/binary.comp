@@ -45,7 +45,7 @@ C apply(C a, C b, C alpha) {
 #if IS_FLOAT
   if (OP == OP_DIV) return a / b;
   if (OP == OP_DIV_TRUNC) return trunc(a / b);
-  if (OP == OP_DIV_FLOOR) return floor_div_f(a, b);
+  if (OP == OP_DIV_FLOOR) return C(floor_div_d(double(a), double(b)));
 #ifndef IS_F64
   if (OP == OP_POW && SCALAR_B == 1) {  // PyTorch's exact forms of common exponents
     if (b == 0.5) return sqrt(a);
@@ -53,11 +53,7 @@ C apply(C a, C b, C alpha) {
     if (b == -1.0) return 1.0 / a;
   }
 #endif
-#ifdef IS_F64
-  if (OP == OP_POW) return double(pow_f(float(a), float(b)));
-#else
-  if (OP == OP_POW) return pow_f(a, b);
-#endif
+  if (OP == OP_POW) return C(pow_d(double(a), double(b)));
   if (OP == OP_MAX) return (isnan(a) || isnan(b)) ? C(NAN_F) : (a < b ? b : a);
   return (isnan(a) || isnan(b)) ? C(NAN_F) : (b < a ? b : a);
 #else

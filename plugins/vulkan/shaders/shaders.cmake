@@ -15,7 +15,8 @@ set(_numeric "u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_float "f16,bf16,f32,f64")
 set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "fill:-"
-  "binary:${_all}")
+  "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
+  "pointwise:${_numeric}")
 
 function(plexus_vulkan_shaders out_source)
   set(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/shaders)
