@@ -18,6 +18,7 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_unary(*g_backend);
     register_compare(*g_backend);
     register_pointwise(*g_backend);
+    register_matmul(*g_backend);
   });
 }
 
