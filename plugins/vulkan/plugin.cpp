@@ -19,6 +19,7 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_compare(*g_backend);
     register_pointwise(*g_backend);
     register_matmul(*g_backend);
+    register_reduce(*g_backend);
   });
 }
 
