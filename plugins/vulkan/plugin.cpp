@@ -20,6 +20,8 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_pointwise(*g_backend);
     register_matmul(*g_backend);
     register_reduce(*g_backend);
+    register_nn(*g_backend);
+    register_shape(*g_backend);
   });
 }
 

@@ -16,7 +16,8 @@ set(_float "f16,bf16,f32,f64")
 set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "fill:-"
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
-  "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}")
+  "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
+  "rownorm:${_float}")
 
 function(plexus_vulkan_shaders out_source)
   set(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/shaders)

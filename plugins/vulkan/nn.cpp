@@ -1,0 +1,122 @@
+// Neural-network kernels: softmax, log_softmax, layer_norm
+// (shaders/rownorm.comp), max_pool2d (shaders/max_pool2d.comp), embedding
+// (shaders/embedding.comp).
+#include <algorithm>
+#include <vector>
+
+#include "kernels.h"
+#include "launch.h"
+
+namespace plexus::vulkan {
+namespace {
+
+enum RowOp { kSoftmax, kLogSoftmax, kLayerNorm };
+
+// Mirrors `Push` in shaders/rownorm.comp.
+struct RowPush {
+  uint64_t meta;
+  uint64_t x, y, w, b;
+  uint32_t rows, len;
+  double eps;
+  int32_t has_w, has_b;
+};
+static_assert(sizeof(RowPush) == 64);
+
+// Rows of x: the dims before `first_row_dim` (and, for softmax, after the
+// one dim) are kept; the row runs over the others.
+void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const plexus_tensor& x,
+              const plexus_tensor& y, const std::vector<bool>& in_row, const plexus_tensor* w,
+              const plexus_tensor* b, double eps) {
+  if (numel(x) == 0) return;
+  std::vector<int32_t> ks, kx, ky, rs, rx, ry, rw, rb;
+  int64_t rows = 1, len = 1;
+  int32_t wd = 0;  // weight/bias dim of the next row dim
+  for (int32_t d = 0; d < x.ndim; ++d) {
+    if (in_row[size_t(d)]) {
+      rs.push_back(int32_t(x.sizes[d]));
+      rx.push_back(int32_t(x.strides[d]));
+      ry.push_back(int32_t(y.strides[d]));
+      rw.push_back(w ? int32_t(w->strides[wd]) : 0);
+      rb.push_back(b ? int32_t(b->strides[wd]) : 0);
+      ++wd;
+      len *= x.sizes[d];
+    } else {
+      ks.push_back(int32_t(x.sizes[d]));
+      kx.push_back(int32_t(x.strides[d]));
+      ky.push_back(int32_t(y.strides[d]));
+      rows *= x.sizes[d];
+    }
+  }
+  if (rows > INT32_MAX || len > INT32_MAX)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": too many elements");
+  std::vector<int32_t> meta{int32_t(ks.size()), int32_t(rs.size())};
+  for (auto* v : {&ks, &kx, &ky, &rs, &rx, &ry, &rw, &rb}) meta.insert(meta.end(), v->begin(), v->end());
+  RowPush p{};
+  p.x = address_of(x);
+  p.y = address_of(y);
+  p.w = w ? address_of(*w) : 0;
+  p.b = b ? address_of(*b) : 0;
+  p.rows = uint32_t(rows);
+  p.len = uint32_t(len);
+  p.eps = eps;
+  p.has_w = w != nullptr;
+  p.has_b = b != nullptr;
+  be.device(call.device_index)
+      .dispatch(call.stream, module_name("rownorm", x.dtype).c_str(), {op}, &p, sizeof p,
+                meta.data(), meta.size(), uint32_t(std::min<int64_t>(rows, 65535)));
+}
+
+// softmax.int_out / log_softmax.int_out(self, dim, dtype, *, out)
+template <int Op>
+void softmax_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
+  int64_t dim = a.integer(1);
+  if (self.dtype != out.dtype)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
+                                                 sdk::dtype_name(self.dtype) + ", out " +
+                                                 sdk::dtype_name(out.dtype) + " (expected equal)");
+  if (self.ndim == 0) {  // a 0-d tensor is one row of one element
+    plexus_tensor x = self, y = out;
+    static const int64_t one = 1, zero = 0;
+    x.ndim = y.ndim = 1;
+    x.sizes = y.sizes = &one;
+    x.strides = y.strides = &zero;
+    run_rows(b, call, Op, x, y, {true}, nullptr, nullptr, 0);
+    return;
+  }
+  if (dim < 0 || dim >= self.ndim)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string(call.op) + ": dim " + std::to_string(dim) + " out of range");
+  std::vector<bool> in_row(size_t(self.ndim), false);
+  in_row[size_t(dim)] = true;
+  run_rows(b, call, Op, self, out, in_row, nullptr, nullptr, 0);
+}
+
+// layer_norm.out(input, normalized_shape, weight, bias, eps, *, out)
+void layer_norm_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& input = a.tensor(0);
+  int32_t k = int32_t(a.int_list(1).size());
+  const plexus_tensor* weight = a.optional_tensor(2);
+  const plexus_tensor* bias = a.optional_tensor(3);
+  double eps = a.floating(4);
+  const plexus_tensor& out = a.tensor(5);
+  if (k < 1 || k > input.ndim)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "layer_norm.out: normalized_shape has " +
+                                                 std::to_string(k) + " dims for an input of " +
+                                                 std::to_string(input.ndim));
+  std::vector<bool> in_row(size_t(input.ndim), false);
+  for (int32_t d = input.ndim - k; d < input.ndim; ++d) in_row[size_t(d)] = true;
+  run_rows(b, call, kLayerNorm, input, out, in_row, weight, bias, eps);
+}
+
+}  // namespace
+
+void register_nn(VulkanBackend& b) {
+  b.register_kernel<&softmax_out<kSoftmax>>("softmax.int_out", sdk::kFloatingDTypes);
+  b.register_kernel<&softmax_out<kLogSoftmax>>("log_softmax.int_out", sdk::kFloatingDTypes);
+  b.register_kernel<&layer_norm_out>("layer_norm.out", sdk::kFloatingDTypes);
+}
+
+}  // namespace plexus::vulkan
