@@ -17,6 +17,7 @@ void register_pointwise(VulkanBackend& b);  // pointwise.cpp: lerp, addcmul, add
 void register_matmul(VulkanBackend& b);     // matmul.cpp: mm, bmm, addmm
 void register_reduce(VulkanBackend& b);     // reduce.cpp: sum, mean, amax, amin, argmax, argmin
 void register_nn(VulkanBackend& b);         // nn.cpp: softmax, log_softmax, layer_norm, max_pool2d, embedding
+void register_conv(VulkanBackend& b);       // conv.cpp: conv2d
 void register_shape(VulkanBackend& b);      // shape.cpp: cat
 
 }  // namespace plexus::vulkan

@@ -21,6 +21,7 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_matmul(*g_backend);
     register_reduce(*g_backend);
     register_nn(*g_backend);
+    register_conv(*g_backend);
     register_shape(*g_backend);
   });
 }

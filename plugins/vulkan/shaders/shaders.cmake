@@ -17,7 +17,7 @@ set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "fill:-"
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
-  "rownorm:${_float}")
+  "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}")
 
 function(plexus_vulkan_shaders out_source)
   set(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/shaders)
