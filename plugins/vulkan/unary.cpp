@@ -74,11 +74,10 @@ void clamp_out(VulkanBackend& b, const plexus_kernel_call& call) {
 void register_unary(VulkanBackend& b) {
   constexpr uint32_t kNumeric = sdk::kNumericDTypes;
   // The math in shaders/math.glsl is accurate to float32, not to 2 ulps of
-  // float64; sin and cos reduce arguments exactly only up to 2^20 * pi / 2,
-  // which float32's and bfloat16's ranges exceed (float16 only for now).
+  // float64 (sin and cos reduce float64 arguments beyond 1.5e6 as float32).
   constexpr uint32_t kFloat = sdk::kFloatingDTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
   constexpr uint32_t kAnyFloat = sdk::kFloatingDTypes;
-  constexpr uint32_t kTrig = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16);
+  constexpr uint32_t kTrig = kFloat;
   b.register_kernel<&unary_out<kNeg>>("neg.out", kNumeric);
   b.register_kernel<&unary_out<kAbs>>("abs.out", kNumeric);
   b.register_kernel<&unary_out<kRelu>>("relu.out", kNumeric);

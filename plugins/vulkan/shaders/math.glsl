@@ -54,24 +54,65 @@ double log_d(double x) {
   return 2.0lf * sum + double(e) * LN2_HI + double(e) * LN2_LO;
 }
 
-// sin(x) (cosine when `cosine`): reduction by pi/2 in three parts, then series.
-double sincos_d(double x, bool cosine) {
-  if (isnan(x) || isinf(x)) return NAN_D;
-  const double P1 = 1.57079632673412561417e+00lf, P2 = 6.07710050650619224932e-11lf,
-               P3 = 2.02226624879595063154e-21lf;
-  double k = round(x * 0.63661977236758134308lf);
-  double r = ((x - k * P1) - k * P2) - k * P3;
-  int q = int(mod(k, 4.0lf)) + (cosine ? 1 : 0);
-  double r2 = r * r;
-  double s = r, c = 1.0lf, ts = r, tc = 1.0lf;
+// sin (cosine: cos) of r + q pi/2 for |r| <= pi/4, by series.
+double sincos_reduced(double r, int q, bool cosine) {
+  q = (q + (cosine ? 1 : 0)) & 3;
+  double r2 = r * r, s = r, c = 1.0lf, ts = r, tc = 1.0lf;
   for (int i = 1; i <= 11; ++i) {
     ts *= -r2 / double((2 * i) * (2 * i + 1));
     tc *= -r2 / double((2 * i - 1) * (2 * i));
     s += ts;
     c += tc;
   }
-  q &= 3;
   return q == 0 ? s : q == 1 ? c : q == 2 ? -s : -c;
+}
+
+// The bits of 2/pi after the binary point, 24 at a time.
+const uint TWO_OVER_PI[12] = uint[](0xA2F983u, 0x6E4E44u, 0x1529FCu, 0x2757D1u, 0xF534DDu,
+                                    0xC0DB62u, 0x95993Cu, 0x439041u, 0xFE5163u, 0xABDEBBu,
+                                    0xC561B7u, 0x246E3Au);
+
+// sin/cos of a float32 value of any size (Payne-Hanek): |x| * 2/pi modulo 4
+// in 98-bit fixed point from the bits of 2/pi that matter for x's exponent.
+double sincos_big(float x, bool cosine) {
+  uint u = floatBitsToUint(abs(x));
+  int e = int(u >> 23) - 150;  // |x| = m 2^e
+  uint64_t m = uint64_t((u & 0x7fffffu) | 0x800000u);
+  int j0 = e > 1 ? (e - 1 + 23) / 24 - 1 : 0;  // the first chunk below 4 quarter turns
+  uint64_t hi = 0ul, lo = 0ul;                  // value * 2^96 = hi:lo
+  for (int j = j0; j < j0 + 5 && j < 12; ++j) {
+    int sh = 96 + e - 24 * (j + 1);
+    uint64_t p = m * uint64_t(TWO_OVER_PI[j]), h = 0ul, l = 0ul;
+    if (sh >= 64) h = p << uint(sh - 64);
+    else if (sh > 0) { h = p >> uint(64 - sh); l = p << uint(sh); }
+    else if (sh > -64) l = p >> uint(-sh);
+    lo += l;
+    hi += h + (lo < l ? 1ul : 0ul);
+  }
+  int q = int((hi >> 32) & 3ul);
+  uint64_t fh = hi & 0xfffffffful;  // the fraction of a quarter turn: fh:lo
+  bool upper = (fh >> 31) != 0ul;
+  if (upper) {  // at least half a quarter turn: measure back from the next one
+    lo = ~lo + 1ul;
+    fh = (~fh + (lo == 0ul ? 1ul : 0ul)) & 0xfffffffful;
+    q += 1;
+  }
+  double f = double(fh) * 2.3283064365386963e-10lf + double(lo) * 1.2621774483536189e-29lf;
+  double r = (upper ? -f : f) * 1.5707963267948966lf;
+  double v = sincos_reduced(r, q, cosine);
+  return (!cosine && x < 0.0) ? -v : v;
+}
+
+// sin(x) (cosine when `cosine`): reduction by pi/2 in three parts up to 2^20
+// quarter turns, beyond that sincos_big (x is then a float32 value).
+double sincos_d(double x, bool cosine) {
+  if (isnan(x) || isinf(x)) return NAN_D;
+  if (abs(x) > 1.5e6lf) return sincos_big(float(x), cosine);
+  const double P1 = 1.57079632673412561417e+00lf, P2 = 6.07710050650619224932e-11lf,
+               P3 = 2.02226624879595063154e-21lf;
+  double k = round(x * 0.63661977236758134308lf);
+  double r = ((x - k * P1) - k * P2) - k * P3;
+  return sincos_reduced(r, int(mod(k, 4.0lf)), cosine);
 }
 
 double tanh_d(double x) {
