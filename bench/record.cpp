@@ -39,8 +39,10 @@ int main(int argc, char** argv) {
       backend.synchronize(dev.index);
       best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / calls);
     }
-    std::printf("add_1elem_out recorded on %s: %.2f us per call (host only; best of %d rounds of %d calls)\n",
-                name.c_str(), best, rounds, calls);
+    std::printf(
+        "add_1elem_out recorded on %s: %.2f us per call (host only; best of %d rounds of %d "
+        "calls)\n",
+        name.c_str(), best, rounds, calls);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "plexus-bench-record: %s\n", e.what());
     return 1;

@@ -119,9 +119,13 @@ void VulkanBackend::copy_device_to_device(int32_t index, void* dst, size_t doff,
   check_range(as_allocation(src), soff, n, "copy_device_to_device (source)");
   device(index).copy_on_device(stream, as_allocation(dst), doff, as_allocation(src), soff, n);
 }
-void VulkanBackend::synchronize(int32_t index) { device(index).synchronize(); }
+void VulkanBackend::synchronize(int32_t index) {
+  device(index).synchronize();
+}
 
-void* VulkanBackend::stream_create(int32_t index) { return device(index).create_stream(); }
+void* VulkanBackend::stream_create(int32_t index) {
+  return device(index).create_stream();
+}
 void VulkanBackend::stream_destroy(int32_t index, void* s) {
   if (s) device(index).destroy_stream(static_cast<Stream*>(s));
 }
@@ -132,7 +136,9 @@ void* VulkanBackend::event_create(int32_t index) {
   device(index);
   return new Event;
 }
-void VulkanBackend::event_destroy(int32_t, void* e) { delete static_cast<Event*>(e); }
+void VulkanBackend::event_destroy(int32_t, void* e) {
+  delete static_cast<Event*>(e);
+}
 void VulkanBackend::event_record(int32_t index, void* e, void* s) {
   device(index).record_event(static_cast<Event*>(e), s);
 }

@@ -1,8 +1,8 @@
 // Opening a physical device: the features the shaders need, its compute
 // queue, memory types, and what it reports to plexus.
-#include <cstring>
-
 #include "device.h"
+
+#include <cstring>
 
 namespace plexus::vulkan {
 namespace {
@@ -54,21 +54,31 @@ struct Features {
 
 const char* vendor_name(uint32_t id) {
   switch (id) {
-    case 0x1002: return "AMD";
-    case 0x10DE: return "NVIDIA";
-    case 0x8086: return "Intel";
-    case 0x13B5: return "ARM";
-    case 0x5143: return "Qualcomm";
-    case 0x10005: return "Mesa";
-    default: return nullptr;
+    case 0x1002:
+      return "AMD";
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x8086:
+      return "Intel";
+    case 0x13B5:
+      return "ARM";
+    case 0x5143:
+      return "Qualcomm";
+    case 0x10005:
+      return "Mesa";
+    default:
+      return nullptr;
   }
 }
 
 int32_t plexus_kind(VkPhysicalDeviceType t) {
   switch (t) {
-    case VK_PHYSICAL_DEVICE_TYPE_CPU: return PLEXUS_DEVICE_KIND_EMULATED;
-    case VK_PHYSICAL_DEVICE_TYPE_OTHER: return PLEXUS_DEVICE_KIND_ACCELERATOR;
-    default: return PLEXUS_DEVICE_KIND_GPU;
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return PLEXUS_DEVICE_KIND_EMULATED;
+    case VK_PHYSICAL_DEVICE_TYPE_OTHER:
+      return PLEXUS_DEVICE_KIND_ACCELERATOR;
+    default:
+      return PLEXUS_DEVICE_KIND_GPU;
   }
 }
 
@@ -76,7 +86,8 @@ int32_t plexus_kind(VkPhysicalDeviceType t) {
 
 Device::Device(VkPhysicalDevice phys) {
   VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
-  VkPhysicalDeviceMaintenance3Properties m3{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
+  VkPhysicalDeviceMaintenance3Properties m3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
   vkGetPhysicalDeviceProperties2(phys, &p2);
   const VkPhysicalDeviceProperties& p = p2.properties;

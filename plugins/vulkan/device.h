@@ -56,9 +56,9 @@ class Device {
   // these specialization constants, `push` as its push constants, after the
   // metadata words (copied into the batch's arena; their device address is
   // written into the first 8 bytes of the push constants).
-  void dispatch(void* stream, const char* module, std::initializer_list<int32_t> spec,
-                void* push, uint32_t push_size, const int32_t* meta, size_t meta_words,
-                uint32_t groups_x, uint32_t groups_y = 1, uint32_t groups_z = 1);
+  void dispatch(void* stream, const char* module, std::initializer_list<int32_t> spec, void* push,
+                uint32_t push_size, const int32_t* meta, size_t meta_words, uint32_t groups_x,
+                uint32_t groups_y = 1, uint32_t groups_z = 1);
 
   // Streams and events.
   Stream* create_stream();
@@ -97,7 +97,7 @@ class Device {
 
   Stream default_stream_;
   std::mutex streams_mu_;
-  std::vector<Stream*> streams_;                   // every live stream, default included
+  std::vector<Stream*> streams_;                  // every live stream, default included
   std::vector<std::unique_ptr<Stream>> retired_;  // destroyed streams, kept for their semaphores
 
   std::mutex batches_mu_;

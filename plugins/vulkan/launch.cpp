@@ -71,8 +71,7 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
   int64_t n = numel(out);
   if (n == 0) return;
   if (n > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " +
-                                            std::to_string(n) +
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " + std::to_string(n) +
                                             " elements; at most 2^31 - 1 per kernel");
   // Collapse: drop size-1 dims, merge dim d into d+1 when every tensor is
   // contiguous across them. Kept dims are listed outermost first.
@@ -106,8 +105,7 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
   } else {
     meta.assign(sizes.begin(), sizes.end());
     for (int j = 0; j < 4; ++j)
-      for (size_t d = 0; d < sizes.size(); ++d)
-        meta.push_back(j < nt ? int32_t(strides[j][d]) : 0);
+      for (size_t d = 0; d < sizes.size(); ++d) meta.push_back(j < nt ? int32_t(strides[j][d]) : 0);
   }
   uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 4096));
   dev.dispatch(stream, module, spec, &push, sizeof push, meta.data(), meta.size(), groups);

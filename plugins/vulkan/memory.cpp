@@ -12,7 +12,9 @@ void MemoryPool::init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize l
   limit_ = limit;
 }
 
-MemoryPool::~MemoryPool() { destroy(); }
+MemoryPool::~MemoryPool() {
+  destroy();
+}
 
 void MemoryPool::destroy() {
   std::lock_guard<std::mutex> lock(mu_);
@@ -31,9 +33,9 @@ Block* MemoryPool::add_block(VkDeviceSize size) {
 Allocation* MemoryPool::allocate(size_t nbytes) {
   VkDeviceSize n = (VkDeviceSize(nbytes) + kAlignment - 1) / kAlignment * kAlignment;
   if (nbytes == 0 || n > limit_)
-    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY,
-              "vulkan: cannot allocate " + std::to_string(nbytes) +
-                  " bytes: one allocation may have at most " + std::to_string(limit_) + " bytes");
+    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "vulkan: cannot allocate " + std::to_string(nbytes) +
+                                              " bytes: one allocation may have at most " +
+                                              std::to_string(limit_) + " bytes");
   std::lock_guard<std::mutex> lock(mu_);
   Block* block = nullptr;
   VkDeviceSize offset = 0;

@@ -50,7 +50,8 @@ void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const p
   if (rows > INT32_MAX || len > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": too many elements");
   std::vector<int32_t> meta{int32_t(ks.size()), int32_t(rs.size())};
-  for (auto* v : {&ks, &kx, &ky, &rs, &rx, &ry, &rw, &rb}) meta.insert(meta.end(), v->begin(), v->end());
+  for (auto* v : {&ks, &kx, &ky, &rs, &rx, &ry, &rw, &rb})
+    meta.insert(meta.end(), v->begin(), v->end());
   RowPush p{};
   p.x = address_of(x);
   p.y = address_of(y);
@@ -173,9 +174,9 @@ void check_indices(const plexus_tensor& indices, const void* host_base, int64_t 
   });
   if (bad >= 0)
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: index " + std::to_string(value) + " (element " +
-                  std::to_string(bad) + " of indices) is out of range for weight with " +
-                  std::to_string(num) + " rows (expected 0 <= index < " + std::to_string(num) + ")");
+              "embedding: index " + std::to_string(value) + " (element " + std::to_string(bad) +
+                  " of indices) is out of range for weight with " + std::to_string(num) +
+                  " rows (expected 0 <= index < " + std::to_string(num) + ")");
 }
 
 // embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, *, out).

@@ -43,8 +43,8 @@ VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spe
   std::vector<int32_t> values(spec);
   for (uint32_t i = 0; i < values.size(); ++i)
     entries.push_back({i, uint32_t(i * sizeof(int32_t)), sizeof(int32_t)});
-  VkSpecializationInfo si{uint32_t(entries.size()), entries.data(),
-                          values.size() * sizeof(int32_t), values.data()};
+  VkSpecializationInfo si{uint32_t(entries.size()), entries.data(), values.size() * sizeof(int32_t),
+                          values.data()};
   VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;

@@ -26,10 +26,17 @@ plexus_status init(const plexus_host_api* host, void**) {
   });
 }
 
-void shutdown(void*) { g_backend.reset(); }
+void shutdown(void*) {
+  g_backend.reset();
+}
 
-const plexus_plugin_info g_info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR,
-                                   PLEXUS_PLUGIN_NAME, PLEXUS_PLUGIN_VERSION, init, shutdown};
+const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                   PLEXUS_ABI_MAJOR,
+                                   PLEXUS_ABI_MINOR,
+                                   PLEXUS_PLUGIN_NAME,
+                                   PLEXUS_PLUGIN_VERSION,
+                                   init,
+                                   shutdown};
 
 }  // namespace
 }  // namespace plexus::vulkan

@@ -65,8 +65,8 @@ void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_
   Plan p = plan(self, out, reduced);
   if (numel(out) == 0) return;
   if (p.count > INT32_MAX || p.n_out > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op +
-                                            ": more than 2^31 - 1 elements reduced or kept");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+              std::string("vulkan ") + call.op + ": more than 2^31 - 1 elements reduced or kept");
   std::vector<int32_t> meta{int32_t(p.ks.size()), int32_t(p.rs.size())};
   for (auto* v : {&p.ks, &p.kss, &p.kos, &p.rs, &p.rss})
     for (int64_t x : *v) meta.push_back(int32_t(x));
@@ -80,8 +80,8 @@ void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_
   uint32_t groups = per_thread ? uint32_t(std::min<int64_t>((p.n_out + 255) / 256, 4096))
                                : uint32_t(std::min<int64_t>(p.n_out, 65535));
   b.device(call.device_index)
-      .dispatch(call.stream, module_name("reduce", self.dtype).c_str(),
-                {op, per_thread ? 1 : 0}, &push, sizeof push, meta.data(), meta.size(), groups);
+      .dispatch(call.stream, module_name("reduce", self.dtype).c_str(), {op, per_thread ? 1 : 0},
+                &push, sizeof push, meta.data(), meta.size(), groups);
 }
 
 void check_same_dtype(const plexus_kernel_call& call, const plexus_tensor& self,

@@ -47,6 +47,8 @@ void cat_out(VulkanBackend& b, const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_shape(VulkanBackend& b) { b.register_kernel<&cat_out>("cat.out", sdk::kAllDTypes); }
+void register_shape(VulkanBackend& b) {
+  b.register_kernel<&cat_out>("cat.out", sdk::kAllDTypes);
+}
 
 }  // namespace plexus::vulkan

@@ -214,7 +214,7 @@ void Device::wait_event(Event* e, void* stream) {
   Stream& s = stream_of(stream);
   std::lock_guard<std::mutex> lock(s.mu);
   if (sem == s.timeline) return;  // a stream is ordered with itself
-  submit(s);  // work recorded before the wait need not wait
+  submit(s);                      // work recorded before the wait need not wait
   s.waits.emplace_back(sem, value);
 }
 

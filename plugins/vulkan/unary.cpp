@@ -13,8 +13,21 @@ namespace {
 
 // Operation codes of shaders/unary.comp.
 enum UnaryOp {
-  kNeg, kAbs, kRelu, kClamp, kExp, kLog, kSqrt, kRsqrt, kSin, kCos, kTanh, kSigmoid, kSilu,
-  kGelu, kGeluTanh
+  kNeg,
+  kAbs,
+  kRelu,
+  kClamp,
+  kExp,
+  kLog,
+  kSqrt,
+  kRsqrt,
+  kSin,
+  kCos,
+  kTanh,
+  kSigmoid,
+  kSilu,
+  kGelu,
+  kGeluTanh
 };
 
 void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& out,

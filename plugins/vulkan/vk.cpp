@@ -13,8 +13,8 @@ std::string load_vulkan() {
   void* lib = dlopen("libvulkan.so.1", RTLD_NOW | RTLD_LOCAL);
   if (!lib) return std::string("Vulkan loader not found (libvulkan.so.1: ") + dlerror() + ")";
   std::string missing;
-#define PLEXUS_VK_LOAD(name)                                                      \
-  name = reinterpret_cast<PFN_##name>(dlsym(lib, #name));                         \
+#define PLEXUS_VK_LOAD(name)                              \
+  name = reinterpret_cast<PFN_##name>(dlsym(lib, #name)); \
   if (!name) missing += missing.empty() ? #name : ", " #name;
   PLEXUS_VK_FUNCTIONS(PLEXUS_VK_LOAD)
 #undef PLEXUS_VK_LOAD
