@@ -22,7 +22,10 @@ Pipelines::~Pipelines() {
 
 VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spec) {
   std::string key(module);
-  for (int32_t v : spec) key += ":" + std::to_string(v);
+  for (int32_t v : spec) {
+    key += ':';
+    key += std::to_string(v);
+  }
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
   VkShaderModule& sm = modules_[module];
