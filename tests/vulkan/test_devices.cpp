@@ -62,3 +62,13 @@ TEST_CASE("exclude_cpu_devices = true leaves lavapipe out and says so") {
           std::string::npos);
   plexus::unload_plugins();
 }
+
+// Run by ctest with VK_ICD_FILENAMES naming no driver (hidden from plain runs).
+TEST_CASE("without a Vulkan driver the plugin loads with 0 devices and the reason",
+          "[.no_driver]") {
+  load_vulkan({});
+  plexus::DeviceBackend& b = vulkan_backend();
+  CHECK(b.device_count() == 0);
+  CHECK(b.unavailable_reason().find("vkCreateInstance failed") != std::string::npos);
+  plexus::unload_plugins();
+}
