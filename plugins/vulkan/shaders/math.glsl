@@ -193,13 +193,27 @@ double pow_d(double a, double b) {
   return b_odd && a < 0.0lf ? -r : r;
 }
 
+// C's fmod, exact: subtracts b scaled by powers of two (each step exact by
+// Sterbenz's lemma) until the remainder is below |b|.
+double fmod_d(double a, double b) {
+  if (isnan(a) || isnan(b) || isinf(a) || b == 0.0lf) return NAN_D;
+  if (isinf(b)) return a;
+  double r = abs(a), d = abs(b);
+  while (r >= d) {
+    int er, ed;
+    frexp(r, er);
+    frexp(d, ed);
+    double step = ldexp(d, er - ed);
+    if (step > r) step = ldexp(d, er - ed - 1);
+    r -= step;
+  }
+  return a < 0.0lf ? -r : r;
+}
+
 // PyTorch's floor division (Python's //): from the remainder, as in C's fmod.
 double floor_div_d(double a, double b) {
   if (b == 0.0lf) return a / b;
-  double q = a / b;  // from 2^52 on the quotient is an integer: the remainder cannot move it
-  double m = isinf(a) ? NAN_D  // fmod's remainder of a and b
-             : isinf(b) ? a
-             : abs(q) >= 4503599627370496.0lf ? 0.0lf : a - b * trunc(q);
+  double m = fmod_d(a, b);
   double div = (a - m) / b;
   if (m != 0.0lf && (b < 0.0lf) != (m < 0.0lf)) div -= 1.0lf;
   if (div == 0.0lf) return (doubleBitsToUint64(a / b) >> 63) != 0ul ? -0.0lf : 0.0lf;
