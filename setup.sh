@@ -20,6 +20,8 @@ packages=(
   libtomlplusplus-dev libdnnl-dev libcli11-dev libssl-dev
   ocl-icd-opencl-dev  # oneDNN's CMake package asks for OpenCL (a Recommends of libdnnl-dev)
   libxml2-utils  # xmllint: the tests check the conformance JUnit report against its schema
+  libvulkan-dev glslc  # the vulkan plugin: Vulkan headers and loader, GLSL to SPIR-V at build time
+  mesa-vulkan-drivers  # lavapipe, the CPU Vulkan device conformance.vulkan runs on
 )
 
 missing=()

@@ -1,0 +1,99 @@
+// Binary arithmetic: add, sub, mul, div (true, 'trunc', 'floor'), pow with a
+// tensor or scalar exponent, maximum, minimum: shaders/binary.comp. The host
+// has broadcast both operands to out's shape and converted them to call.dtype.
+#include <algorithm>
+#include <climits>
+#include <optional>
+#include <string_view>
+
+#include "kernels.h"
+#include "launch.h"
+
+namespace plexus::vulkan {
+namespace {
+
+// Operation codes of shaders/binary.comp.
+enum BinaryOp { kAdd, kSub, kMul, kDiv, kDivTrunc, kDivFloor, kPow, kMax, kMin };
+
+constexpr uint32_t kFloat = sdk::kFloatingDTypes;
+constexpr uint32_t kNumeric = sdk::kNumericDTypes;
+constexpr uint32_t kAll = sdk::kAllDTypes;
+// Without GLSL's transcendental builtins for double.
+constexpr uint32_t kPowTypes = kNumeric & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
+
+void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& out,
+         const plexus_tensor& self, const plexus_tensor& other, uint64_t alpha = 0) {
+  ElementwisePush push;
+  push.s0 = alpha;
+  launch_elementwise(b.device(call.device_index), call.stream,
+                     module_name("binary", call.dtype).c_str(), {op}, {&out, &self, &other}, push);
+}
+
+// add.out(self, other, *, alpha, out) / sub.out
+template <int Op>
+void add_sub_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  run(b, call, Op, args.tensor(3), args.tensor(0), args.tensor(1),
+      scalar_bits(args.scalar(2), call.dtype));
+}
+
+// mul.out, maximum.out, minimum.out, pow.Tensor_Tensor_out, div.out: (self, other, *, out)
+template <int Op>
+void plain_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  run(b, call, Op, args.tensor(2), args.tensor(0), args.tensor(1));
+}
+
+// div.out_mode(self, other, *, rounding_mode, out): floating dtypes only
+// (integer division must refuse a zero divisor, which needs the values on the host).
+void div_mode_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  std::optional<std::string_view> mode = args.optional_string(2);
+  int op = kDiv;
+  if (mode && *mode == "trunc")
+    op = kDivTrunc;
+  else if (mode && *mode == "floor")
+    op = kDivFloor;
+  else if (mode)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
+                  std::string(*mode) + "'");
+  run(b, call, op, args.tensor(3), args.tensor(0), args.tensor(1));
+}
+
+// pow.Tensor_Scalar_out(self, exponent, *, out): the exponent rides in the
+// push constants (integers: saturated to 32 bits, which changes no result).
+void pow_scalar_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  sdk::Scalar e = args.scalar(1);
+  const plexus_tensor &self = args.tensor(0), &out = args.tensor(2);
+  ElementwisePush push;
+  if (call.dtype == PLEXUS_DTYPE_I64) {
+    push.s1 = uint64_t(e.to_int());
+  } else if (sdk::kIntegralDTypes & PLEXUS_DTYPE_BIT(call.dtype)) {
+    int64_t n = std::clamp<int64_t>(e.to_int(), INT32_MIN, INT32_MAX);
+    push.s1 = uint64_t(n);
+  } else {
+    push.s1 = scalar_bits(e, call.dtype);
+  }
+  launch_elementwise(b.device(call.device_index), call.stream,
+                     module_name("binary", call.dtype).c_str(), {kPow, 1}, {&out, &self}, push);
+}
+
+}  // namespace
+
+void register_binary(VulkanBackend& b) {
+  b.register_kernel<&add_sub_out<kAdd>>("add.out", kAll);
+  b.register_kernel<&add_sub_out<kSub>>("sub.out", kNumeric);
+  b.register_kernel<&plain_out<kMul>>("mul.out", kAll);
+  b.register_kernel<&plain_out<kDiv>>("div.out", kFloat);
+  // Not float64: floor division of subnormal doubles (2^-1022 // 2^-1074) comes
+  // out wrong on lavapipe, probably in the frexp/ldexp of math.glsl's fmod_d.
+  b.register_kernel<&div_mode_out>("div.out_mode", kFloat & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64));
+  b.register_kernel<&plain_out<kPow>>("pow.Tensor_Tensor_out", kPowTypes);
+  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kPowTypes);
+  b.register_kernel<&plain_out<kMax>>("maximum.out", kAll);
+  b.register_kernel<&plain_out<kMin>>("minimum.out", kAll);
+}
+
+}  // namespace plexus::vulkan

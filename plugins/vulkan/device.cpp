@@ -1,0 +1,203 @@
+// Opening a physical device: the features the shaders need, its compute
+// queue, memory types, and what it reports to plexus.
+#include "device.h"
+
+#include <cstring>
+
+namespace plexus::vulkan {
+namespace {
+
+// The features every shader may use; a device lacking one is not offered.
+struct Features {
+  VkPhysicalDeviceFeatures2 f2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_FEATURES_2};
+  VkPhysicalDeviceVulkan11Features f11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+  VkPhysicalDeviceVulkan12Features f12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+  Features() {
+    f2.pNext = &f11;
+    f11.pNext = &f12;
+  }
+  // "" when everything needed is there, else the missing feature names.
+  std::string missing() const {
+    std::string m;
+    auto need = [&m](VkBool32 have, const char* name) {
+      if (!have) m += m.empty() ? name : std::string(", ") + name;
+    };
+    need(f2.features.shaderInt64, "shaderInt64");
+    need(f2.features.shaderFloat64, "shaderFloat64");
+    need(f2.features.shaderInt16, "shaderInt16");
+    need(f11.storageBuffer16BitAccess, "storageBuffer16BitAccess");
+    need(f12.storageBuffer8BitAccess, "storageBuffer8BitAccess");
+    need(f12.shaderInt8, "shaderInt8");
+    need(f12.shaderFloat16, "shaderFloat16");
+    need(f12.bufferDeviceAddress, "bufferDeviceAddress");
+    need(f12.timelineSemaphore, "timelineSemaphore");
+    need(f12.scalarBlockLayout, "scalarBlockLayout");
+    return m;
+  }
+  // Keeps only what the plugin enables.
+  void select() {
+    VkPhysicalDeviceFeatures base{};
+    base.shaderInt64 = base.shaderFloat64 = base.shaderInt16 = VK_TRUE;
+    f2.features = base;
+    VkPhysicalDeviceVulkan11Features n11{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_1_FEATURES};
+    n11.storageBuffer16BitAccess = VK_TRUE;
+    VkPhysicalDeviceVulkan12Features n12{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_VULKAN_1_2_FEATURES};
+    n12.storageBuffer8BitAccess = n12.shaderInt8 = n12.shaderFloat16 = VK_TRUE;
+    n12.bufferDeviceAddress = n12.timelineSemaphore = n12.scalarBlockLayout = VK_TRUE;
+    n11.pNext = &n12;
+    f11 = n11;
+    f12 = n12;
+    f2.pNext = &f11;
+    f11.pNext = &f12;
+  }
+};
+
+const char* vendor_name(uint32_t id) {
+  switch (id) {
+    case 0x1002:
+      return "AMD";
+    case 0x10DE:
+      return "NVIDIA";
+    case 0x8086:
+      return "Intel";
+    case 0x13B5:
+      return "ARM";
+    case 0x5143:
+      return "Qualcomm";
+    case 0x10005:
+      return "Mesa";
+    default:
+      return nullptr;
+  }
+}
+
+int32_t plexus_kind(VkPhysicalDeviceType t) {
+  switch (t) {
+    case VK_PHYSICAL_DEVICE_TYPE_CPU:
+      return PLEXUS_DEVICE_KIND_EMULATED;
+    case VK_PHYSICAL_DEVICE_TYPE_OTHER:
+      return PLEXUS_DEVICE_KIND_ACCELERATOR;
+    default:
+      return PLEXUS_DEVICE_KIND_GPU;
+  }
+}
+
+}  // namespace
+
+Device::Device(VkPhysicalDevice phys) {
+  VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
+  VkPhysicalDeviceMaintenance3Properties m3{
+      VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
+  VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
+  vkGetPhysicalDeviceProperties2(phys, &p2);
+  const VkPhysicalDeviceProperties& p = p2.properties;
+  info_.name = p.deviceName;
+  const char* vendor = vendor_name(p.vendorID);
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "vendor 0x%04x", p.vendorID);
+  info_.vendor = vendor ? vendor : buf;
+  info_.kind = plexus_kind(p.deviceType);
+  info_.subgroup_size = sub.subgroupSize;
+  info_.subgroup_arithmetic = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                              (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  if (VK_API_VERSION_MINOR(p.apiVersion) < 2 && VK_API_VERSION_MAJOR(p.apiVersion) == 1)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": Vulkan 1.2 or later is needed");
+  Features f;
+  vkGetPhysicalDeviceFeatures2(phys, &f.f2);
+  if (std::string m = f.missing(); !m.empty())
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": lacks " + m);
+
+  // Memory: tensors in the largest device-local heap; arenas host-visible and coherent.
+  VkPhysicalDeviceMemoryProperties mp;
+  vkGetPhysicalDeviceMemoryProperties(phys, &mp);
+  int device_type = -1, host_type = -1;
+  for (uint32_t i = 0; i < mp.memoryTypeCount; ++i) {
+    VkMemoryPropertyFlags fl = mp.memoryTypes[i].propertyFlags;
+    VkDeviceSize heap = mp.memoryHeaps[mp.memoryTypes[i].heapIndex].size;
+    if ((fl & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) &&
+        (device_type < 0 || heap > mp.memoryHeaps[mp.memoryTypes[device_type].heapIndex].size))
+      device_type = int(i);
+    const VkMemoryPropertyFlags hv =
+        VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT;
+    if ((fl & hv) == hv && host_type < 0) host_type = int(i);
+  }
+  if (device_type < 0 || host_type < 0)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": no device-local or host-coherent memory");
+  host_type_ = uint32_t(host_type);
+  VkDeviceSize heap = mp.memoryHeaps[mp.memoryTypes[device_type].heapIndex].size;
+  info_.memory = heap;
+  info_.max_allocation = std::min(heap, m3.maxMemoryAllocationSize);
+  bool mappable = mp.memoryTypes[device_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+
+  uint32_t nfam = 0;
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, nullptr);
+  std::vector<VkQueueFamilyProperties> fams(nfam);
+  vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, fams.data());
+  family_ = nfam;
+  for (uint32_t i = 0; i < nfam && family_ == nfam; ++i)
+    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family_ = i;
+  if (family_ == nfam) sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": no compute queue");
+
+  create_logical_device(phys);
+  memory_.init(dev_, uint32_t(device_type), mappable, info_.max_allocation);
+  pipelines_ = std::make_unique<Pipelines>(dev_);
+  init_stream(default_stream_);
+  streams_.push_back(&default_stream_);
+}
+
+void Device::create_logical_device(VkPhysicalDevice phys) {
+  float priority = 1.0f;
+  VkDeviceQueueCreateInfo qi{VK_STRUCTURE_TYPE_DEVICE_QUEUE_CREATE_INFO};
+  qi.queueFamilyIndex = family_;
+  qi.queueCount = 1;
+  qi.pQueuePriorities = &priority;
+  Features f;
+  f.select();
+  VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f.f2};
+  di.queueCreateInfoCount = 1;
+  di.pQueueCreateInfos = &qi;
+  vk_check(vkCreateDevice(phys, &di, nullptr, &dev_), "vkCreateDevice");
+  vkGetDeviceQueue(dev_, family_, 0, &queue_);
+}
+
+Device::~Device() {
+  if (!dev_) return;
+  vkDeviceWaitIdle(dev_);
+  retire();
+  for (auto& [a, serial] : deferred_) memory_.release(a);
+  deferred_.clear();
+  pipelines_.reset();
+  for (Stream* s : streams_) vkDestroySemaphore(dev_, s->timeline, nullptr);
+  for (auto& s : retired_) vkDestroySemaphore(dev_, s->timeline, nullptr);
+  for (auto& b : batches_) {
+    b->arena.reset();
+    vkDestroyFence(dev_, b->fence, nullptr);
+    vkDestroyCommandPool(dev_, b->pool, nullptr);
+  }
+  memory_.destroy();
+  vkDestroyDevice(dev_, nullptr);
+}
+
+Allocation* Device::allocate(size_t nbytes) {
+  retire();
+  try {
+    return memory_.allocate(nbytes);
+  } catch (const sdk::Error& e) {
+    if (e.status() != PLEXUS_ERROR_OUT_OF_MEMORY) throw;
+  }
+  synchronize();  // memory waiting for queued work to finish may be enough
+  return memory_.allocate(nbytes);
+}
+
+void Device::deallocate(Allocation* a) {
+  {
+    std::lock_guard<std::mutex> lock(life_mu_);
+    if (!live_serials_.empty()) {
+      deferred_.emplace_back(a, next_serial_ - 1);
+      return;
+    }
+  }
+  memory_.release(a);
+}
+
+}  // namespace plexus::vulkan

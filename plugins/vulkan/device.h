@@ -1,0 +1,116 @@
+// One Vulkan physical device opened for compute: its queue, memory pool,
+// pipelines, streams and command batches. Thread-safe: kernels and copies
+// arrive from many threads; each stream serializes its own recording, and the
+// queue, batch pool and memory have their own locks (always taken after a
+// stream's lock, never before).
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "memory.h"
+#include "pipeline.h"
+#include "stream.h"
+
+namespace plexus::vulkan {
+
+// What a device offers, read once when it is opened.
+struct DeviceInfo {
+  std::string name;
+  std::string vendor;
+  int32_t kind = PLEXUS_DEVICE_KIND_GPU;
+  uint64_t memory = 0;  // bytes of its largest device-local heap
+  uint32_t subgroup_size = 0;
+  bool subgroup_arithmetic = false;
+  VkDeviceSize max_allocation = 0;
+};
+
+class Device {
+ public:
+  // Opens the device; throws (with the reason) when it lacks what the plugin needs.
+  explicit Device(VkPhysicalDevice phys);
+  ~Device();
+  Device(const Device&) = delete;
+  Device& operator=(const Device&) = delete;
+
+  const DeviceInfo& info() const { return info_; }
+  VkDevice handle() const { return dev_; }
+
+  // Memory (deallocation waits for the work queued so far to retire).
+  Allocation* allocate(size_t nbytes);
+  void deallocate(Allocation* a);
+
+  // Copies and memset, ordered on `stream` (nullptr: the default stream).
+  void memset(void* stream, Allocation* a, size_t offset, uint8_t value, size_t n);
+  void copy_from_host(void* stream, Allocation* dst, size_t offset, const void* src, size_t n);
+  void copy_to_host(void* stream, void* dst, Allocation* src, size_t offset, size_t n);
+  void copy_on_device(void* stream, Allocation* dst, size_t dst_offset, Allocation* src,
+                      size_t src_offset, size_t n);
+
+  // Records one compute dispatch on `stream`: the pipeline of `module` with
+  // these specialization constants, `push` as its push constants, after the
+  // metadata words (copied into the batch's arena; their device address is
+  // written into the first 8 bytes of the push constants).
+  void dispatch(void* stream, const char* module, std::initializer_list<int32_t> spec, void* push,
+                uint32_t push_size, const int32_t* meta, size_t meta_words, uint32_t groups_x,
+                uint32_t groups_y = 1, uint32_t groups_z = 1);
+
+  // Streams and events.
+  Stream* create_stream();
+  void destroy_stream(Stream* s);
+  void synchronize_stream(void* stream);
+  void record_event(Event* e, void* stream);
+  void wait_event(Event* e, void* stream);
+  void synchronize_event(Event* e);
+  // Waits until everything submitted or recorded on every stream is done.
+  void synchronize();
+
+ private:
+  Stream& stream_of(void* s) { return s ? *static_cast<Stream*>(s) : default_stream_; }
+  void create_logical_device(VkPhysicalDevice phys);
+  void init_stream(Stream& s);
+  // The stream's open batch, ready for one more command (its lock held).
+  Batch& record(Stream& s);
+  void barrier(VkCommandBuffer cb);
+  // Submits the open batch, if it holds work (the stream's lock held).
+  void submit(Stream& s);
+  // Submits when the batch is full (after a command was recorded).
+  void maybe_submit(Stream& s);
+  void wait_value(VkSemaphore sem, uint64_t value);
+  Batch* take_batch();
+  // Recycles finished batches and frees memory whose users are all done.
+  void retire();
+
+  DeviceInfo info_;
+  VkDevice dev_ = VK_NULL_HANDLE;
+  VkQueue queue_ = VK_NULL_HANDLE;
+  uint32_t family_ = 0;
+  uint32_t host_type_ = 0;  // host-visible, coherent memory type for arenas
+  std::mutex queue_mu_;
+  MemoryPool memory_;
+  std::unique_ptr<Pipelines> pipelines_;
+
+  Stream default_stream_;
+  std::mutex streams_mu_;
+  std::vector<Stream*> streams_;                  // every live stream, default included
+  std::vector<std::unique_ptr<Stream>> retired_;  // destroyed streams, kept for their semaphores
+
+  std::mutex batches_mu_;
+  std::vector<std::unique_ptr<Batch>> batches_;
+  std::vector<Batch*> free_batches_;
+  std::vector<Batch*> in_flight_;
+
+  // Deferred frees: an allocation is released once every batch that existed
+  // when it was deallocated has retired.
+  std::mutex life_mu_;
+  uint64_t next_serial_ = 1;
+  std::set<uint64_t> live_serials_;
+  std::vector<std::pair<Allocation*, uint64_t>> deferred_;
+};
+
+}  // namespace plexus::vulkan

@@ -1,0 +1,58 @@
+// Recording elementwise shaders from kernel calls: the push constants of
+// shaders/elementwise.glsl, tensor addresses, dim collapsing and the scalar
+// encoding every elementwise kernel file uses.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+
+#include "backend.h"
+
+namespace plexus::vulkan {
+
+// Mirrors `Push` in shaders/elementwise.glsl (80 bytes).
+struct ElementwisePush {
+  uint64_t meta = 0;
+  uint64_t t[4] = {0, 0, 0, 0};
+  uint64_t s0 = 0;
+  uint64_t s1 = 0;
+  uint32_t n = 0;
+  int32_t ndim = 0;
+  int32_t st[4] = {0, 0, 0, 0};
+};
+static_assert(sizeof(ElementwisePush) == 80);
+
+// The device address of element [0, ..., 0] of t.
+uint64_t address_of(const plexus_tensor& t);
+
+// Number of elements of t.
+int64_t numel(const plexus_tensor& t);
+
+// The short dtype name shaders are compiled under ("f32", "bool", ...).
+const char* shader_dtype(plexus_dtype d);
+
+// "<family>.<dtype>", the module name of a per-dtype shader.
+std::string module_name(const char* family, plexus_dtype d);
+
+// A scalar as the 64 bits SCALAR() in shaders/types.glsl reads for dtype d:
+// float bits for float16/bfloat16/float32, double bits for float64, the value
+// converted to d (wrapping) and sign-extended for integers and bool.
+uint64_t scalar_bits(const sdk::Scalar& s, plexus_dtype d);
+
+// scalar_bits of s after converting it to dtype d's element (rounding to
+// float16/bfloat16 first), as a comparison's scalar operand is.
+uint64_t element_scalar_bits(const sdk::Scalar& s, plexus_dtype d);
+
+// The raw bits of s converted to dtype d (what fill_ stores).
+uint64_t element_bits(const sdk::Scalar& s, plexus_dtype d);
+
+// Records `module` over the elements of tensors[0] (the output) with up to
+// three more tensors of the same shape, after collapsing dims every tensor
+// keeps contiguous. `push` carries the scalars; its tensor fields are filled here.
+void launch_elementwise(Device& dev, void* stream, const char* module,
+                        std::initializer_list<int32_t> spec,
+                        std::initializer_list<const plexus_tensor*> tensors,
+                        ElementwisePush push = {});
+
+}  // namespace plexus::vulkan

@@ -1,0 +1,97 @@
+#include "memory.h"
+
+#include <algorithm>
+#include <string>
+
+namespace plexus::vulkan {
+
+void MemoryPool::init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit) {
+  dev_ = dev;
+  type_ = type;
+  mappable_ = mappable;
+  limit_ = limit;
+}
+
+MemoryPool::~MemoryPool() {
+  destroy();
+}
+
+void MemoryPool::destroy() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (auto& b : blocks_) destroy_raw_buffer(dev_, b->raw);
+  blocks_.clear();
+}
+
+Block* MemoryPool::add_block(VkDeviceSize size) {
+  auto b = std::make_unique<Block>();
+  b->raw = create_raw_buffer(dev_, size, type_, mappable_);
+  b->free[0] = size;
+  blocks_.push_back(std::move(b));
+  return blocks_.back().get();
+}
+
+Allocation* MemoryPool::allocate(size_t nbytes) {
+  VkDeviceSize n = (VkDeviceSize(nbytes) + kAlignment - 1) / kAlignment * kAlignment;
+  if (nbytes == 0 || n > limit_)
+    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "vulkan: cannot allocate " + std::to_string(nbytes) +
+                                              " bytes: one allocation may have at most " +
+                                              std::to_string(limit_) + " bytes");
+  std::lock_guard<std::mutex> lock(mu_);
+  Block* block = nullptr;
+  VkDeviceSize offset = 0;
+  if (n > kBlockSize / 4) {
+    block = add_block(n);  // large: a block of its own
+    block->dedicated = true;
+  } else {
+    for (auto& b : blocks_) {  // first fit
+      if (b->dedicated) continue;
+      for (auto& [off, size] : b->free)
+        if (size >= n) {
+          block = b.get();
+          offset = off;
+          break;
+        }
+      if (block) break;
+    }
+    if (!block) block = add_block(kBlockSize);
+  }
+  auto it = block->free.find(offset);
+  VkDeviceSize size = it->second;
+  block->free.erase(it);
+  if (size > n) block->free[offset + n] = size - n;
+  return new Allocation{block,
+                        block->raw.buffer,
+                        offset,
+                        block->raw.address + offset,
+                        block->raw.mapped ? block->raw.mapped + offset : nullptr,
+                        size_t(n)};
+}
+
+void MemoryPool::release(Allocation* a) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Block* b = a->block;
+  if (b->dedicated) {
+    destroy_raw_buffer(dev_, b->raw);
+    blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(),
+                               [b](const std::unique_ptr<Block>& p) { return p.get() == b; }));
+  } else {
+    VkDeviceSize off = a->offset, size = a->size;
+    auto next = b->free.lower_bound(off);
+    if (next != b->free.end() && off + size == next->first) {  // merge with the range after
+      size += next->second;
+      next = b->free.erase(next);
+    }
+    if (next != b->free.begin()) {  // and with the one before
+      auto prev = std::prev(next);
+      if (prev->first + prev->second == off) {
+        prev->second += size;
+        delete a;
+        return;
+      }
+    }
+    b->free[off] = size;
+  }
+  delete a;
+}
+
+}  // namespace plexus::vulkan

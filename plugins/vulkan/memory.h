@@ -1,0 +1,63 @@
+// Device memory: tensors are sub-allocated from large blocks (one VkBuffer over
+// one VkDeviceMemory each), with a free list per block; an allocation larger
+// than a block gets a block of its own. What the host holds as a storage
+// pointer is an Allocation*; kernels address it by device address plus byte
+// offset (buffer device addresses: no descriptor, no 128 MiB
+// maxStorageBufferRange limit on a binding).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "buffer.h"
+
+namespace plexus::vulkan {
+
+// A block and its free ranges (offset -> size), coalesced on release.
+struct Block {
+  RawBuffer raw;
+  std::map<VkDeviceSize, VkDeviceSize> free;
+  bool dedicated = false;  // holds one allocation; freed with it
+};
+
+// One tensor's memory: [offset, offset + size) of a block's buffer.
+struct Allocation {
+  Block* block;
+  VkBuffer buffer;
+  VkDeviceSize offset;
+  VkDeviceAddress address;  // of byte 0 of this allocation
+  uint8_t* mapped;          // host address of byte 0, or nullptr
+  size_t size;              // bytes reserved (rounded up)
+};
+
+class MemoryPool {
+ public:
+  // `limit` is the most bytes one allocation may have (maxMemoryAllocationSize
+  // and the heap size).
+  void init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit);
+  ~MemoryPool();
+  // Throws OUT_OF_MEMORY naming the size when it cannot.
+  Allocation* allocate(size_t nbytes);
+  // Returns the range to its block now (the caller has made sure no queued
+  // work still uses it).
+  void release(Allocation* a);
+  void destroy();
+
+ private:
+  static constexpr VkDeviceSize kBlockSize = VkDeviceSize{256} << 20;
+  static constexpr VkDeviceSize kAlignment = 256;
+  Block* add_block(VkDeviceSize size);
+
+  std::mutex mu_;
+  VkDevice dev_ = VK_NULL_HANDLE;
+  uint32_t type_ = 0;
+  bool mappable_ = false;
+  VkDeviceSize limit_ = 0;
+  std::vector<std::unique_ptr<Block>> blocks_;
+};
+
+}  // namespace plexus::vulkan

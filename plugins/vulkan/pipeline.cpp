@@ -1,0 +1,65 @@
+#include "pipeline.h"
+
+#include <vector>
+
+#include "shaders.h"
+
+namespace plexus::vulkan {
+
+Pipelines::Pipelines(VkDevice dev) : dev_(dev) {
+  VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
+  VkPipelineLayoutCreateInfo li{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
+  li.pushConstantRangeCount = 1;
+  li.pPushConstantRanges = &range;
+  vk_check(vkCreatePipelineLayout(dev_, &li, nullptr, &layout_), "vkCreatePipelineLayout");
+}
+
+Pipelines::~Pipelines() {
+  for (auto& [k, p] : pipelines_) vkDestroyPipeline(dev_, p, nullptr);
+  for (auto& [k, m] : modules_) vkDestroyShaderModule(dev_, m, nullptr);
+  vkDestroyPipelineLayout(dev_, layout_, nullptr);
+}
+
+VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spec) {
+  std::string key(module);
+  for (int32_t v : spec) {
+    key += ':';
+    key += std::to_string(v);
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = pipelines_.find(key); it != pipelines_.end()) return it->second;
+  VkShaderModule& sm = modules_[module];
+  if (!sm) {
+    const SpirvModule* m = find_spirv(module);
+    if (!m) {
+      modules_.erase(module);
+      sdk::fail(PLEXUS_ERROR_INTERNAL, std::string("vulkan: no shader '") + module + "' embedded");
+    }
+    VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+    ci.codeSize = m->bytes;
+    ci.pCode = m->words;
+    VkResult r = vkCreateShaderModule(dev_, &ci, nullptr, &sm);
+    if (r != VK_SUCCESS) modules_.erase(module);
+    vk_check(r, "vkCreateShaderModule");
+  }
+  std::vector<VkSpecializationMapEntry> entries;
+  std::vector<int32_t> values(spec);
+  for (uint32_t i = 0; i < values.size(); ++i)
+    entries.push_back({i, uint32_t(i * sizeof(int32_t)), sizeof(int32_t)});
+  VkSpecializationInfo si{uint32_t(entries.size()), entries.data(), values.size() * sizeof(int32_t),
+                          values.data()};
+  VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pi.stage.module = sm;
+  pi.stage.pName = "main";
+  pi.stage.pSpecializationInfo = entries.empty() ? nullptr : &si;
+  pi.layout = layout_;
+  VkPipeline p = VK_NULL_HANDLE;
+  vk_check(vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &pi, nullptr, &p),
+           (std::string("vkCreateComputePipelines(") + key + ")").c_str());
+  pipelines_[key] = p;
+  return p;
+}
+
+}  // namespace plexus::vulkan

@@ -1,0 +1,145 @@
+// Reductions sum, mean, amax, amin over a list of dims, argmax, argmin over
+// one dim or all: shaders/reduce.comp over strided inputs (shared-memory
+// combining; no subgroup operations yet).
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "kernels.h"
+#include "launch.h"
+
+namespace plexus::vulkan {
+namespace {
+
+enum ReduceOp { kSum, kMean, kAmax, kAmin, kArgmax, kArgmin };
+
+// Mirrors `Push` in shaders/reduce.comp.
+struct ReducePush {
+  uint64_t meta;
+  uint64_t t[2];
+  uint32_t n_out;
+  uint32_t count;
+};
+
+// Kept dims (size, self stride, out stride) and reduced dims (size, self
+// stride), each merged where contiguous, as the shader's meta block.
+struct Plan {
+  std::vector<int64_t> ks, kss, kos, rs, rss;
+  int64_t n_out = 1, count = 1;
+};
+
+void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& s1, std::vector<int64_t>* s2,
+             int64_t size, int64_t st1, int64_t st2) {
+  if (size == 1) return;
+  if (!sizes.empty() && s1.back() == st1 * size && (!s2 || s2->back() == st2 * size)) {
+    sizes.back() *= size;
+    s1.back() = st1;
+    if (s2) s2->back() = st2;
+    return;
+  }
+  sizes.push_back(size);
+  s1.push_back(st1);
+  if (s2) s2->push_back(st2);
+}
+
+Plan plan(const plexus_tensor& self, const plexus_tensor& out, const std::vector<bool>& reduced) {
+  Plan p;
+  bool keepdim = out.ndim == self.ndim;
+  int32_t od = 0;
+  for (int32_t d = 0; d < self.ndim; ++d) {
+    if (reduced[size_t(d)]) {
+      add_dim(p.rs, p.rss, nullptr, self.sizes[d], self.strides[d], 0);
+      p.count *= self.sizes[d];
+      if (keepdim) ++od;
+    } else {
+      add_dim(p.ks, p.kss, &p.kos, self.sizes[d], self.strides[d], out.strides[od]);
+      p.n_out *= self.sizes[d];
+      ++od;
+    }
+  }
+  return p;
+}
+
+void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& self,
+         const plexus_tensor& out, const std::vector<bool>& reduced) {
+  Plan p = plan(self, out, reduced);
+  if (numel(out) == 0) return;
+  if (p.count > INT32_MAX || p.n_out > INT32_MAX)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+              std::string("vulkan ") + call.op + ": more than 2^31 - 1 elements reduced or kept");
+  std::vector<int32_t> meta{int32_t(p.ks.size()), int32_t(p.rs.size())};
+  for (auto* v : {&p.ks, &p.kss, &p.kos, &p.rs, &p.rss})
+    for (int64_t x : *v) meta.push_back(int32_t(x));
+  ReducePush push{};
+  push.t[0] = address_of(out);
+  push.t[1] = address_of(self);
+  push.n_out = uint32_t(p.n_out);
+  push.count = uint32_t(p.count);
+  // Few elements per output: one invocation each; else a workgroup each.
+  bool per_thread = p.count < 64;
+  uint32_t groups = per_thread ? uint32_t(std::min<int64_t>((p.n_out + 255) / 256, 4096))
+                               : uint32_t(std::min<int64_t>(p.n_out, 65535));
+  b.device(call.device_index)
+      .dispatch(call.stream, module_name("reduce", self.dtype).c_str(), {op, per_thread ? 1 : 0},
+                &push, sizeof push, meta.data(), meta.size(), groups);
+}
+
+void check_same_dtype(const plexus_kernel_call& call, const plexus_tensor& self,
+                      const plexus_tensor& out) {
+  if (self.dtype != out.dtype)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string(call.op) + ": self is " + sdk::dtype_name(self.dtype) + " but out is " +
+                  sdk::dtype_name(out.dtype) + "; the host converts self to out's dtype first");
+}
+
+// The dims `dim` names (every dim when it is empty or None).
+std::vector<bool> reduced_dims(const sdk::Args& a, const plexus_tensor& self) {
+  std::vector<bool> r(size_t(self.ndim), false);
+  auto given = a.optional_int_list(1);
+  if (!given || given->empty()) return std::vector<bool>(size_t(self.ndim), true);
+  for (int64_t d : *given) r[size_t(d)] = true;
+  return r;
+}
+
+// sum.IntList_out / mean.out(self, dim, keepdim, dtype, out)
+template <int Op>
+void sum_mean_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(4);
+  check_same_dtype(call, self, out);
+  run(b, call, Op, self, out, reduced_dims(a, self));
+}
+
+// amax.out / amin.out(self, dim, keepdim, out)
+template <int Op>
+void extreme_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
+  check_same_dtype(call, self, out);
+  run(b, call, Op, self, out, reduced_dims(a, self));
+}
+
+// argmax.out / argmin.out(self, dim, keepdim, out): one dim, or all in row-major order.
+template <int Op>
+void arg_extreme_out(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
+  std::optional<int64_t> dim = a.optional_integer(1);
+  std::vector<bool> reduced(size_t(self.ndim), !dim);
+  if (dim) reduced[size_t(*dim)] = true;
+  if (numel(self) == 0) return;
+  run(b, call, Op, self, out, reduced);
+}
+
+}  // namespace
+
+void register_reduce(VulkanBackend& b) {
+  b.register_kernel<&sum_mean_out<kSum>>("sum.IntList_out", sdk::kNumericDTypes);
+  b.register_kernel<&sum_mean_out<kMean>>("mean.out", sdk::kFloatingDTypes);
+  b.register_kernel<&extreme_out<kAmax>>("amax.out", sdk::kAllDTypes);
+  b.register_kernel<&extreme_out<kAmin>>("amin.out", sdk::kAllDTypes);
+  b.register_kernel<&arg_extreme_out<kArgmax>>("argmax.out", sdk::kNumericDTypes);
+  b.register_kernel<&arg_extreme_out<kArgmin>>("argmin.out", sdk::kNumericDTypes);
+}
+
+}  // namespace plexus::vulkan
