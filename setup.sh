@@ -20,6 +20,7 @@ packages=(
   libtomlplusplus-dev libdnnl-dev libcli11-dev libssl-dev
   ocl-icd-opencl-dev  # oneDNN's CMake package asks for OpenCL (a Recommends of libdnnl-dev)
   libxml2-utils  # xmllint: the tests check the conformance JUnit report against its schema
+  libboost-context-dev  # fibers of the SIMT emulation (plugins/cuda/simt)
 )
 
 missing=()
