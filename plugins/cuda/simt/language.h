@@ -12,7 +12,6 @@
 #define __host__
 #define __constant__
 #define __forceinline__ inline __attribute__((always_inline))
-#define __noinline__ __attribute__((noinline))
 #define __align__(n) __attribute__((aligned(n)))
 #define __launch_bounds__(...)
 // Static shared memory: one instance per OS thread, and every fiber of a block

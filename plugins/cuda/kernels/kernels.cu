@@ -1,0 +1,15 @@
+// register_kernels: every kernel family of the gpu plugins.
+#include "kernels.h"
+
+namespace plexus::gpu {
+
+void register_kernels(const Registrar& r) {
+  register_copy(r);
+  register_binary(r);
+  register_unary(r);
+  register_compare(r);
+  register_pointwise(r);
+  register_reduce(r);
+}
+
+}  // namespace plexus::gpu
