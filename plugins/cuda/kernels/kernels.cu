@@ -10,6 +10,10 @@ void register_kernels(const Registrar& r) {
   register_compare(r);
   register_pointwise(r);
   register_reduce(r);
+  register_matmul(r);
+  register_nn(r);
+  register_conv(r);
+  register_shape(r);
 }
 
 }  // namespace plexus::gpu

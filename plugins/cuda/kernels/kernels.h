@@ -15,5 +15,10 @@ void register_unary(const Registrar& r);    // unary.cu: neg, abs, exp, ..., gel
 void register_compare(const Registrar& r);  // compare.cu: eq..ge, where
 void register_pointwise(const Registrar& r);  // pointwise.cu: lerp, addcmul, addcdiv
 void register_reduce(const Registrar& r);     // reduce.cu: sum, mean, amax, amin, argmax, argmin
+void register_matmul(const Registrar& r);     // matmul.cu: mm, bmm, addmm (own tiled GEMM)
+void register_nn(
+    const Registrar& r);  // nn.cu: softmax, log_softmax, layer_norm, max_pool2d, embedding
+void register_conv(const Registrar& r);   // conv.cu: conv2d (direct)
+void register_shape(const Registrar& r);  // shape.cu: cat
 
 }  // namespace plexus::gpu
