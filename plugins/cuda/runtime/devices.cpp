@@ -22,10 +22,14 @@ constexpr const char* kRuntime = "SIMT emulation";
 constexpr int32_t kKind = PLEXUS_DEVICE_KIND_EMULATED;
 #endif
 
-// "13.0" from CUDA's 13000; HIP's and the emulation's numbers as they are.
+// "13.0" from CUDA's 13000, "5.2.21153" from HIP's 50221153; the
+// emulation's number as it is.
 std::string version_string(int v) {
 #if defined(PLEXUS_GPU_CUDA)
   return std::to_string(v / 1000) + "." + std::to_string(v % 1000 / 10);
+#elif defined(PLEXUS_GPU_HIP)
+  return std::to_string(v / 10000000) + "." + std::to_string(v / 100000 % 100) + "." +
+         std::to_string(v % 100000);
 #else
   return std::to_string(v);
 #endif
