@@ -12,11 +12,20 @@
 namespace simt::detail {
 namespace {
 
+// PLEXUS_SIMT_WARP_SIZE (32 or 64) in the environment, else the build's default.
+int initial_warp_size() {
+  if (const char* env = std::getenv("PLEXUS_SIMT_WARP_SIZE")) {
+    int lanes = std::atoi(env);
+    if (lanes == 32 || lanes == 64) return lanes;
+  }
 #ifdef PLEXUS_SIMT_WARP_SIZE
-std::atomic<int> g_warp_size{PLEXUS_SIMT_WARP_SIZE};
+  return PLEXUS_SIMT_WARP_SIZE;
 #else
-std::atomic<int> g_warp_size{32};
+  return 32;
 #endif
+}
+
+std::atomic<int> g_warp_size{initial_warp_size()};
 
 // One grid being run: blocks are claimed by index; a failure skips the rest.
 struct Grid {

@@ -27,8 +27,8 @@ struct LaunchConfig {
 // set) when the configuration is invalid.
 bool enqueue_grid(const LaunchConfig& config, simtStream_t stream, KernelBody body);
 
-// The warp size launches use (32 unless PLEXUS_SIMT_WARP_SIZE was defined
-// when the runtime was built); tests switch it between 32 and 64.
+// The warp size launches use: PLEXUS_SIMT_WARP_SIZE (32 or 64) from the
+// environment, else from the build's definitions, else 32. Tests switch it.
 int launch_warp_size();
 void set_launch_warp_size(int lanes);
 

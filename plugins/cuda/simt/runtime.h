@@ -12,7 +12,9 @@
 // CUDA's: every later call returns simtErrorLaunchFailure.
 //
 // Environment: PLEXUS_SIMT_DEVICE_COUNT=0 makes simtGetDeviceCount report no
-// device (simtErrorNoDevice), to exercise a plugin's "no device" path.
+// device (simtErrorNoDevice), to exercise a plugin's "no device" path;
+// PLEXUS_SIMT_WARP_SIZE=64 runs kernels with AMD-sized warps (default 32);
+// PLEXUS_SIMT_THREADS sets how many OS threads run blocks (default: cores).
 #pragma once
 
 #include <cstddef>
