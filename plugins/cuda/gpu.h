@@ -44,6 +44,7 @@ using gpuDeviceProp = PLEXUS_GPU_API(DeviceProp);
 #define gpuErrorNotReady PLEXUS_GPU_API(ErrorNotReady)
 #define gpuErrorNoDevice PLEXUS_GPU_API(ErrorNoDevice)
 #define gpuErrorInvalidValue PLEXUS_GPU_API(ErrorInvalidValue)
+#define gpuErrorInvalidDevice PLEXUS_GPU_API(ErrorInvalidDevice)
 #define gpuErrorMemoryAllocation PLEXUS_GPU_API(ErrorMemoryAllocation)
 #define gpuErrorInvalidConfiguration PLEXUS_GPU_API(ErrorInvalidConfiguration)
 #define gpuErrorInvalidResourceHandle PLEXUS_GPU_API(ErrorInvalidResourceHandle)
