@@ -1,82 +1,98 @@
-// Binary arithmetic in float32: add, sub (with alpha), mul, div (true, 'trunc',
-// 'floor'), pow with a tensor or scalar exponent, maximum, minimum (NaN wins).
-// The host has broadcast both operands to out's shape.
+// Binary arithmetic of floating tensors (float16 and bfloat16 compute in
+// float, rounding once on store): add, sub (with alpha), mul, div (true,
+// 'trunc', 'floor'), pow with a tensor or scalar exponent, maximum, minimum
+// (NaN wins). The host has broadcast both operands to out's shape.
 #include <cmath>
 #include <string_view>
 
+#include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
 
 namespace plexus::gpu {
 namespace {
 
-constexpr uint32_t kF32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
-
+template <typename C>
 struct AddOp {
-  float alpha;
-  __device__ float operator()(float a, float b) const { return a + alpha * b; }
+  C alpha;
+  __device__ C operator()(C a, C b) const { return a + alpha * b; }
 };
+template <typename C>
 struct MulOp {
-  __device__ float operator()(float a, float b) const { return a * b; }
+  __device__ C operator()(C a, C b) const { return a * b; }
 };
+template <typename C>
 struct DivOp {
-  __device__ float operator()(float a, float b) const { return a / b; }
+  __device__ C operator()(C a, C b) const { return a / b; }
 };
+template <typename C>
 struct TruncDivOp {
-  __device__ float operator()(float a, float b) const { return truncf(a / b); }
+  __device__ C operator()(C a, C b) const { return trunc(a / b); }
 };
 // Python's floor division: the floor of the exact quotient, from fmod.
+template <typename C>
 struct FloorDivOp {
-  __device__ float operator()(float a, float b) const {
-    if (b == 0.0f) return a / b;
-    float mod = fmodf(a, b);
-    float div = (a - mod) / b;
-    if (mod != 0.0f && (b < 0.0f) != (mod < 0.0f)) div -= 1.0f;
-    if (div == 0.0f) return copysignf(0.0f, a / b);
-    float floored = floorf(div);
-    if (div - floored > 0.5f) floored += 1.0f;
+  __device__ C operator()(C a, C b) const {
+    if (b == C(0)) return a / b;
+    C mod = fmod(a, b);
+    C div = (a - mod) / b;
+    if (mod != C(0) && (b < C(0)) != (mod < C(0))) div -= C(1);
+    if (div == C(0)) return copysign(C(0), a / b);
+    C floored = floor(div);
+    if (div - floored > C(0.5)) floored += C(1);
     return floored;
   }
 };
+template <typename C>
 struct PowOp {
-  __device__ float operator()(float a, float b) const { return powf(a, b); }
+  __device__ C operator()(C a, C b) const { return pow(a, b); }
 };
 // x ** e for a scalar e, with the exact special cases PyTorch takes.
+template <typename C>
 struct PowScalarOp {
-  float e;
-  __device__ float operator()(float x) const {
-    if (e == 2.0f) return x * x;
-    if (e == 3.0f) return x * x * x;
-    if (e == 0.5f) return sqrtf(x);
-    if (e == -0.5f) return 1.0f / sqrtf(x);
-    if (e == -1.0f) return 1.0f / x;
-    if (e == -2.0f) return 1.0f / (x * x);
-    return powf(x, e);
+  C e;
+  __device__ C operator()(C x) const {
+    if (e == C(2)) return x * x;
+    if (e == C(3)) return x * x * x;
+    if (e == C(0.5)) return sqrt(x);
+    if (e == C(-0.5)) return C(1) / sqrt(x);
+    if (e == C(-1)) return C(1) / x;
+    if (e == C(-2)) return C(1) / (x * x);
+    return pow(x, e);
   }
 };
-template <bool Max>
+template <typename C, bool Max>
 struct ExtremumOp {
-  __device__ float operator()(float a, float b) const {
-    if (a != a || b != b) return NAN;
+  __device__ C operator()(C a, C b) const {
+    if (a != a || b != b) return C(NAN);
     return Max ? (a < b ? b : a) : (b < a ? b : a);
   }
 };
 
-template <typename Op>
-void binary(const plexus_kernel_call& call, int64_t out_arg, Op op) {
-  launch_map<float, float, 3>(
-      call, {tensor_arg(call, out_arg), tensor_arg(call, 0), tensor_arg(call, 1)}, op);
+// out = op(self, other) for T, with op built from the compute type by make.
+template <template <typename> class Op, typename Make>
+void binary(const plexus_kernel_call& call, int64_t out_arg, Make make) {
+  visit_float(call.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    launch_map<T, T, 3>(call, {tensor_arg(call, out_arg), tensor_arg(call, 0), tensor_arg(call, 1)},
+                        make(Op<compute_t<T>>{}));
+  });
 }
+constexpr auto as_is = [](auto op) { return op; };
 
 // add.out(self, other, alpha, out) / sub.out: self -/+ alpha * other.
 template <bool Subtract>
 void add_sub_out(const plexus_kernel_call& call) {
-  float alpha = sdk::Args(call).scalar(2).to<float>();
-  binary(call, 3, AddOp{Subtract ? -alpha : alpha});
+  sdk::Scalar alpha = sdk::Args(call).scalar(2);
+  binary<AddOp>(call, 3, [&](auto op) {
+    using C = decltype(op.alpha);
+    op.alpha = Subtract ? -alpha.to<C>() : alpha.to<C>();
+    return op;
+  });
 }
 
 void mul_out(const plexus_kernel_call& call) {
-  binary(call, 2, MulOp{});
+  binary<MulOp>(call, 2, as_is);
 }
 
 // div.out(self, other, out) and div.out_mode(self, other, rounding_mode, out).
@@ -87,11 +103,11 @@ void div_out(const plexus_kernel_call& call) {
   if constexpr (WithMode) mode = args.optional_string(2);
   int64_t out = WithMode ? 3 : 2;
   if (!mode)
-    binary(call, out, DivOp{});
+    binary<DivOp>(call, out, as_is);
   else if (*mode == "trunc")
-    binary(call, out, TruncDivOp{});
+    binary<TruncDivOp>(call, out, as_is);
   else if (*mode == "floor")
-    binary(call, out, FloorDivOp{});
+    binary<FloorDivOp>(call, out, as_is);
   else
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
@@ -99,31 +115,44 @@ void div_out(const plexus_kernel_call& call) {
 }
 
 void pow_tensor_out(const plexus_kernel_call& call) {
-  binary(call, 2, PowOp{});
+  binary<PowOp>(call, 2, as_is);
 }
 
 void pow_scalar_out(const plexus_kernel_call& call) {
-  float e = sdk::Args(call).scalar(1).to<float>();
-  launch_map<float, float, 2>(call, {tensor_arg(call, 2), tensor_arg(call, 0)}, PowScalarOp{e});
+  sdk::Scalar e = sdk::Args(call).scalar(1);
+  visit_float(call.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    launch_map<T, T, 2>(call, {tensor_arg(call, 2), tensor_arg(call, 0)},
+                        PowScalarOp<C>{C(e.to_double())});
+  });
 }
+
+template <typename C>
+using MaximumOp = ExtremumOp<C, true>;
+template <typename C>
+using MinimumOp = ExtremumOp<C, false>;
 
 template <bool Max>
 void extremum_out(const plexus_kernel_call& call) {
-  binary(call, 2, ExtremumOp<Max>{});
+  if constexpr (Max)
+    binary<MaximumOp>(call, 2, as_is);
+  else
+    binary<MinimumOp>(call, 2, as_is);
 }
 
 }  // namespace
 
 void register_binary(const Registrar& r) {
-  r.kernel<&add_sub_out<false>>("add.out", kF32);
-  r.kernel<&add_sub_out<true>>("sub.out", kF32);
-  r.kernel<&mul_out>("mul.out", kF32);
-  r.kernel<&div_out<false>>("div.out", kF32);
-  r.kernel<&div_out<true>>("div.out_mode", kF32);
-  r.kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kF32);
-  r.kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kF32);
-  r.kernel<&extremum_out<true>>("maximum.out", kF32);
-  r.kernel<&extremum_out<false>>("minimum.out", kF32);
+  r.kernel<&add_sub_out<false>>("add.out", kFloatTypes);
+  r.kernel<&add_sub_out<true>>("sub.out", kFloatTypes);
+  r.kernel<&mul_out>("mul.out", kFloatTypes);
+  r.kernel<&div_out<false>>("div.out", kFloatTypes);
+  r.kernel<&div_out<true>>("div.out_mode", kFloatTypes);
+  r.kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kFloatTypes);
+  r.kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kFloatTypes);
+  r.kernel<&extremum_out<true>>("maximum.out", kFloatTypes);
+  r.kernel<&extremum_out<false>>("minimum.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

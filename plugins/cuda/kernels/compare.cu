@@ -1,57 +1,80 @@
-// Comparisons of float32 tensors into bool (eq, ne, lt, le, gt, ge against a
-// tensor or a scalar) and where(condition, self, other) in float32.
+// Comparisons of floating tensors into bool (eq, ne, lt, le, gt, ge against
+// a tensor or a scalar), and where(condition, self, other) for every dtype
+// (elements moved as words of their size).
+#include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
 
 namespace plexus::gpu {
 namespace {
 
-constexpr uint32_t kF32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
-
 enum class Cmp { eq, ne, lt, le, gt, ge };
 
-template <Cmp C>
-__device__ __forceinline__ bool compare(float a, float b) {
-  if constexpr (C == Cmp::eq) return a == b;
-  if constexpr (C == Cmp::ne) return a != b;
-  if constexpr (C == Cmp::lt) return a < b;
-  if constexpr (C == Cmp::le) return a <= b;
-  if constexpr (C == Cmp::gt) return a > b;
+template <Cmp K, typename C>
+__device__ __forceinline__ bool compare(C a, C b) {
+  if constexpr (K == Cmp::eq) return a == b;
+  if constexpr (K == Cmp::ne) return a != b;
+  if constexpr (K == Cmp::lt) return a < b;
+  if constexpr (K == Cmp::le) return a <= b;
+  if constexpr (K == Cmp::gt) return a > b;
   return a >= b;
 }
 
-template <Cmp C>
+template <Cmp K, typename C>
 struct TensorCmp {
-  __device__ bool operator()(float a, float b) const { return compare<C>(a, b); }
+  __device__ bool operator()(C a, C b) const { return compare<K>(a, b); }
 };
-template <Cmp C>
+template <Cmp K, typename C>
 struct ScalarCmp {
-  float other;
-  __device__ bool operator()(float a) const { return compare<C>(a, other); }
+  C other;
+  __device__ bool operator()(C a) const { return compare<K>(a, other); }
+};
+
+// The SDK's type for T, to convert a scalar as the host does.
+template <typename T>
+struct SdkType {
+  using type = T;
+};
+template <>
+struct SdkType<Half> {
+  using type = sdk::Half;
+};
+template <>
+struct SdkType<BFloat16> {
+  using type = sdk::BFloat16;
 };
 
 // <cmp>.Tensor_out(self, other, *, out)
-template <Cmp C>
+template <Cmp K>
 void compare_tensor_out(const plexus_kernel_call& call) {
-  launch_map<bool, float, 3>(call, {tensor_arg(call, 2), tensor_arg(call, 0), tensor_arg(call, 1)},
-                             TensorCmp<C>{});
+  visit_float(call.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    launch_map<bool, T, 3>(call, {tensor_arg(call, 2), tensor_arg(call, 0), tensor_arg(call, 1)},
+                           TensorCmp<K, compute_t<T>>{});
+  });
 }
 
-// <cmp>.Scalar_out(self, other, *, out)
-template <Cmp C>
+// <cmp>.Scalar_out(self, other, *, out): other is first rounded to self's dtype.
+template <Cmp K>
 void compare_scalar_out(const plexus_kernel_call& call) {
-  float other = sdk::Args(call).scalar(1).to<float>();
-  launch_map<bool, float, 2>(call, {tensor_arg(call, 2), tensor_arg(call, 0)}, ScalarCmp<C>{other});
+  sdk::Scalar other = sdk::Args(call).scalar(1);
+  visit_float(call.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    using C = compute_t<T>;
+    C v = static_cast<C>(other.to<typename SdkType<T>::type>());
+    launch_map<bool, T, 2>(call, {tensor_arg(call, 2), tensor_arg(call, 0)}, ScalarCmp<K, C>{v});
+  });
 }
 
+template <typename W>
 __global__ void where_kernel(Layout<4> l) {
   int64_t step = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < l.numel; i += step) {
     int64_t off[4];
     offsets_of(l, i, off);
     bool c = static_cast<const bool*>(l.data[1])[off[1]];
-    static_cast<float*>(l.data[0])[off[0]] = c ? static_cast<const float*>(l.data[2])[off[2]]
-                                               : static_cast<const float*>(l.data[3])[off[3]];
+    static_cast<W*>(l.data[0])[off[0]] =
+        c ? static_cast<const W*>(l.data[2])[off[2]] : static_cast<const W*>(l.data[3])[off[3]];
   }
 }
 
@@ -60,14 +83,26 @@ void where_out(const plexus_kernel_call& call) {
   Layout<4> l = make_layout<4>(
       call, {tensor_arg(call, 3), tensor_arg(call, 0), tensor_arg(call, 1), tensor_arg(call, 2)});
   if (l.numel == 0) return;
-  PLEXUS_LAUNCH(where_kernel, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l);
+  auto* kernel = &where_kernel<uint8_t>;
+  switch (dtype_size(call.dtype)) {
+    case 2:
+      kernel = &where_kernel<uint16_t>;
+      break;
+    case 4:
+      kernel = &where_kernel<uint32_t>;
+      break;
+    case 8:
+      kernel = &where_kernel<uint64_t>;
+      break;
+  }
+  PLEXUS_LAUNCH(kernel, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l);
   check_launch(call, "where_kernel");
 }
 
-template <Cmp C>
+template <Cmp K>
 void register_comparison(const Registrar& r, const char* tensor_op, const char* scalar_op) {
-  r.kernel<&compare_tensor_out<C>>(tensor_op, kF32);
-  r.kernel<&compare_scalar_out<C>>(scalar_op, kF32);
+  r.kernel<&compare_tensor_out<K>>(tensor_op, kFloatTypes);
+  r.kernel<&compare_scalar_out<K>>(scalar_op, kFloatTypes);
 }
 
 }  // namespace
@@ -79,7 +114,7 @@ void register_compare(const Registrar& r) {
   register_comparison<Cmp::le>(r, "le.Tensor_out", "le.Scalar_out");
   register_comparison<Cmp::gt>(r, "gt.Tensor_out", "gt.Scalar_out");
   register_comparison<Cmp::ge>(r, "ge.Tensor_out", "ge.Scalar_out");
-  r.kernel<&where_out>("where.self_out", kF32);
+  r.kernel<&where_out>("where.self_out", kAllTypes);
 }
 
 }  // namespace plexus::gpu

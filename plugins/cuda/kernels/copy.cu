@@ -1,92 +1,109 @@
-// copy_ into float32 from any dtype (the host broadcasts src to self's
-// shape), and fill_ of float32 tensors.
+// copy_ into a floating tensor from any dtype (the host broadcasts src to
+// self's shape), converting as the host does: integers through float into
+// the 16-bit floats, float64 rounded once; and fill_ of every dtype.
 #include <cstring>
+#include <type_traits>
 
+#include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
 
 namespace plexus::gpu {
 namespace {
 
-constexpr uint32_t kF32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
+template <typename D>
+constexpr bool is_16bit_float = std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>;
 
-__device__ __forceinline__ float bits_to_float(uint32_t u) {
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-
-// IEEE binary16 to float, exactly (subnormals, infinities, NaN).
-__device__ __forceinline__ float half_to_float(uint16_t h) {
-  uint32_t sign = uint32_t(h & 0x8000u) << 16, exp = (h >> 10) & 0x1fu, man = h & 0x3ffu;
-  if (exp == 0x1f) return bits_to_float(sign | 0x7f800000u | (man << 13));
-  if (exp == 0) {  // zero or subnormal: man * 2^-24
-    float v = float(man) * 5.9604644775390625e-8f;
-    return sign ? -v : v;
+// S to D. Bool sources arrive as their bytes (uint8 0 or 1).
+template <typename D, typename S, bool Bool = false>
+struct Convert {
+  __device__ D operator()(S v) const {
+    if constexpr (Bool)
+      return D(v != 0 ? 1.0f : 0.0f);
+    else if constexpr (std::is_integral_v<S> && is_16bit_float<D>)
+      return D(float(v));
+    else if constexpr (std::is_integral_v<S> || std::is_same_v<S, double> ||
+                       std::is_same_v<S, float>)
+      return D(v);
+    else
+      return D(float(v));  // from a 16-bit float
   }
-  return bits_to_float(sign | ((exp + 112) << 23) | (man << 13));
-}
-
-template <typename S>
-struct ToFloat {
-  __device__ float operator()(S v) const { return float(v); }
-};
-struct HalfToFloat {
-  __device__ float operator()(uint16_t v) const { return half_to_float(v); }
-};
-struct BFloat16ToFloat {
-  __device__ float operator()(uint16_t v) const { return bits_to_float(uint32_t(v) << 16); }
-};
-struct BoolToFloat {
-  __device__ float operator()(uint8_t v) const { return v != 0 ? 1.0f : 0.0f; }
 };
 
-// copy_(self, src, non_blocking)
-void copy_(const plexus_kernel_call& call) {
-  const plexus_tensor* const t[2] = {tensor_arg(call, 0), tensor_arg(call, 1)};
+template <typename D>
+void copy_into(const plexus_kernel_call& call, const plexus_tensor* const (&t)[2]) {
   switch (t[1]->dtype) {
     case PLEXUS_DTYPE_BOOL:
-      return launch_map<float, uint8_t, 2>(call, t, BoolToFloat{});
+      return launch_map<D, uint8_t, 2>(call, t, Convert<D, uint8_t, true>{});
     case PLEXUS_DTYPE_U8:
-      return launch_map<float, uint8_t, 2>(call, t, ToFloat<uint8_t>{});
+      return launch_map<D, uint8_t, 2>(call, t, Convert<D, uint8_t>{});
     case PLEXUS_DTYPE_I8:
-      return launch_map<float, int8_t, 2>(call, t, ToFloat<int8_t>{});
+      return launch_map<D, int8_t, 2>(call, t, Convert<D, int8_t>{});
     case PLEXUS_DTYPE_I16:
-      return launch_map<float, int16_t, 2>(call, t, ToFloat<int16_t>{});
+      return launch_map<D, int16_t, 2>(call, t, Convert<D, int16_t>{});
     case PLEXUS_DTYPE_I32:
-      return launch_map<float, int32_t, 2>(call, t, ToFloat<int32_t>{});
+      return launch_map<D, int32_t, 2>(call, t, Convert<D, int32_t>{});
     case PLEXUS_DTYPE_I64:
-      return launch_map<float, int64_t, 2>(call, t, ToFloat<int64_t>{});
+      return launch_map<D, int64_t, 2>(call, t, Convert<D, int64_t>{});
     case PLEXUS_DTYPE_F16:
-      return launch_map<float, uint16_t, 2>(call, t, HalfToFloat{});
+      return launch_map<D, Half, 2>(call, t, Convert<D, Half>{});
     case PLEXUS_DTYPE_BF16:
-      return launch_map<float, uint16_t, 2>(call, t, BFloat16ToFloat{});
+      return launch_map<D, BFloat16, 2>(call, t, Convert<D, BFloat16>{});
     case PLEXUS_DTYPE_F32:
-      return launch_map<float, float, 2>(call, t, ToFloat<float>{});
+      return launch_map<D, float, 2>(call, t, Convert<D, float>{});
     case PLEXUS_DTYPE_F64:
-      return launch_map<float, double, 2>(call, t, ToFloat<double>{});
+      return launch_map<D, double, 2>(call, t, Convert<D, double>{});
   }
   sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "copy_ on " + device_name(call.device_index) +
                                           ": unknown source dtype " + std::to_string(t[1]->dtype));
 }
 
+// copy_(self, src, non_blocking)
+void copy_(const plexus_kernel_call& call) {
+  const plexus_tensor* const t[2] = {tensor_arg(call, 0), tensor_arg(call, 1)};
+  visit_float(t[0]->dtype, [&](auto tag) { copy_into<decltype(tag)>(call, t); });
+}
+
+template <typename W>
 struct Constant {
-  float v;
-  __device__ float operator()(float) const { return v; }
+  W v;
+  __device__ W operator()(W) const { return v; }
 };
 
-// fill_.Scalar(self, value): self as both operands; the input is not read for its value.
+template <typename W>
+void fill_words(const plexus_kernel_call& call, const plexus_tensor* self, uint64_t bits) {
+  W v;
+  memcpy(&v, &bits, sizeof v);  // little-endian: the low bytes hold the value
+  launch_map<W, W, 2>(call, {self, self}, Constant<W>{v});
+}
+
+// fill_.Scalar(self, value): the value converted on the host as the host
+// converts scalars, then stored as a word of the element's size.
 void fill_(const plexus_kernel_call& call) {
-  float v = sdk::Args(call).scalar(1).to<float>();
+  sdk::Scalar value = sdk::Args(call).scalar(1);
   const plexus_tensor* self = tensor_arg(call, 0);
-  launch_map<float, float, 2>(call, {self, self}, Constant{v});
+  uint64_t bits = 0;
+  sdk::visit_dtype(self->dtype, [&](auto tag) {
+    auto v = value.to<typename decltype(tag)::type>();
+    memcpy(&bits, &v, sizeof v);
+  });
+  switch (dtype_size(self->dtype)) {
+    case 1:
+      return fill_words<uint8_t>(call, self, bits);
+    case 2:
+      return fill_words<uint16_t>(call, self, bits);
+    case 4:
+      return fill_words<uint32_t>(call, self, bits);
+    default:
+      return fill_words<uint64_t>(call, self, bits);
+  }
 }
 
 }  // namespace
 
 void register_copy(const Registrar& r) {
-  r.kernel<&copy_>("copy_", kF32);
-  r.kernel<&fill_>("fill_.Scalar", kF32);
+  r.kernel<&copy_>("copy_", kFloatTypes);
+  r.kernel<&fill_>("fill_.Scalar", kAllTypes);
 }
 
 }  // namespace plexus::gpu

@@ -2,6 +2,8 @@
 // does not spell the same way (expf, sqrtf, fmaxf ... come from <cmath>).
 #pragma once
 
+#include <math.h>  // libstdc++ puts the float overloads (exp(float) ...) in the global namespace, as CUDA does
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
