@@ -28,6 +28,10 @@ struct Layout {
 // Element offsets of linear index i (row-major over sizes) in each operand.
 template <int N>
 __device__ __forceinline__ void offsets_of(const Layout<N>& l, int64_t i, int64_t* off) {
+  if (l.ndim == 1) {  // dense or merged operands: no division
+    for (int k = 0; k < N; ++k) off[k] = i * l.strides[k][0];
+    return;
+  }
   for (int k = 0; k < N; ++k) off[k] = 0;
   for (int d = l.ndim - 1; d >= 0; --d) {
     int64_t c = i % l.sizes[d];
@@ -41,7 +45,9 @@ inline int64_t dtype_size(plexus_dtype d) {
   return sizes[d];
 }
 
-// The layout of tensors (all of tensors[0]'s sizes); throws for more than kMaxDims dims.
+// The layout of tensors (all of tensors[0]'s sizes), with size-1 dims dropped
+// and neighbouring dims merged where every operand allows (dense tensors
+// become one dim); throws for more than kMaxDims dims.
 template <int N>
 Layout<N> make_layout(const plexus_kernel_call& call, const plexus_tensor* const (&tensors)[N]) {
   Layout<N> l{};
@@ -51,14 +57,30 @@ Layout<N> make_layout(const plexus_kernel_call& call, const plexus_tensor* const
                                             device_name(call.device_index) + ": " +
                                             std::to_string(out.ndim) + " dims, at most " +
                                             std::to_string(kMaxDims) + " supported");
-  l.ndim = out.ndim;
   l.numel = 1;
-  for (int d = 0; d < out.ndim; ++d) l.sizes[d] = out.sizes[d], l.numel *= out.sizes[d];
-  for (int k = 0; k < N; ++k) {
-    const plexus_tensor& t = *tensors[k];
-    for (int d = 0; d < out.ndim; ++d) l.strides[k][d] = t.strides[d];
-    l.data[k] = static_cast<char*>(t.storage) + t.offset * dtype_size(t.dtype);
+  for (int d = 0; d < out.ndim; ++d) {
+    l.numel *= out.sizes[d];
+    if (out.sizes[d] == 1) continue;  // size-1 dims move nothing
+    // Merge dim d into the previous one when every operand steps over both as one.
+    bool merge = l.ndim > 0;
+    for (int k = 0; merge && k < N; ++k)
+      merge = tensors[k]->strides[d] * out.sizes[d] == l.strides[k][l.ndim - 1];
+    if (merge) {
+      l.sizes[l.ndim - 1] *= out.sizes[d];
+      for (int k = 0; k < N; ++k) l.strides[k][l.ndim - 1] = tensors[k]->strides[d];
+      continue;
+    }
+    l.sizes[l.ndim] = out.sizes[d];
+    for (int k = 0; k < N; ++k) l.strides[k][l.ndim] = tensors[k]->strides[d];
+    ++l.ndim;
   }
+  if (l.ndim == 0) {  // a scalar or all size-1 dims: one element
+    l.ndim = 1;
+    l.sizes[0] = 1;
+  }
+  for (int k = 0; k < N; ++k)
+    l.data[k] = static_cast<char*>(tensors[k]->storage) +
+                tensors[k]->offset * dtype_size(tensors[k]->dtype);
   return l;
 }
 

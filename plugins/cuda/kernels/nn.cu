@@ -222,8 +222,13 @@ void max_pool2d_out(const plexus_kernel_call& call) {
     fields[i][0] = v[0];
     fields[i][1] = v[1];
   }
-  Layout<2> l = make_layout<2>(call, {&out, &self});
-  for (int d = 0; d < 4; ++d) l.strides[1][d] = self.strides[d];  // self's own shape, not out's
+  Layout<2> l{};  // out's 4 dims as they are (no merging): the kernel reads them by position
+  l.ndim = 4;
+  l.numel = out.sizes[0] * out.sizes[1] * out.sizes[2] * out.sizes[3];
+  for (int d = 0; d < 4; ++d)
+    l.sizes[d] = out.sizes[d], l.strides[0][d] = out.strides[d], l.strides[1][d] = self.strides[d];
+  l.data[0] = static_cast<float*>(out.storage) + out.offset;
+  l.data[1] = static_cast<float*>(self.storage) + self.offset;
   if (l.numel == 0) return;
   PLEXUS_LAUNCH(max_pool2d_kernel, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l, p,
                 self.sizes[2], self.sizes[3]);
