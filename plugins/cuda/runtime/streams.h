@@ -7,6 +7,7 @@
 // overlaps on the device; only safe while no tensor (and no block of the
 // core's cache) passes between threads without a synchronization, because
 // the core's cache does not yet track the stream a block was last used on.
+// A thread's streams live until shutdown, also after the thread has ended.
 #pragma once
 
 #include <atomic>
