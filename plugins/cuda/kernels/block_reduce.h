@@ -14,6 +14,9 @@ constexpr int kMaxWarpsPerBlock = 32;  // 1024 threads of 32 lanes
 __device__ __forceinline__ float shuffle_down(float v, int delta) {
   return __shfl_down_sync(PLEXUS_FULL_MASK, v, unsigned(delta));
 }
+__device__ __forceinline__ double shuffle_down(double v, int delta) {
+  return __shfl_down_sync(PLEXUS_FULL_MASK, v, unsigned(delta));
+}
 
 template <typename T, typename Combine>
 __device__ T block_reduce(T v, Combine combine) {
