@@ -1,19 +1,18 @@
-// Neural-network kernels in float32: softmax, log_softmax, layer_norm,
-// max_pool2d, and embedding for every dtype (rows copied bit for bit).
+// Neural-network kernels for the floating dtypes (float16 and bfloat16
+// compute in float): softmax, log_softmax, layer_norm, max_pool2d; and
+// embedding for every dtype (rows copied bit for bit).
 // softmax and layer_norm give each row (the elements along `dim`, or the
 // trailing normalized dims) one block, reduced with block_reduce.
 #include <cstring>
 #include <string>
 
 #include "block_reduce.h"
+#include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
 
 namespace plexus::gpu {
 namespace {
-
-constexpr uint32_t kF32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
-constexpr uint32_t kAllTypes = (1u << PLEXUS_NUM_DTYPES) - 1;
 
 // Rows of a tensor: `outer` dims index rows, `inner` dims the row's elements.
 struct Rows {
@@ -21,8 +20,8 @@ struct Rows {
   int64_t outer_sizes[kMaxDims], outer_in[kMaxDims], outer_out[kMaxDims];
   int64_t inner_sizes[kMaxDims], inner_in[kMaxDims], inner_out[kMaxDims];
   int64_t rows, n;
-  const float* in;
-  float* out;
+  const void* in;  // elements of the op's dtype
+  void* out;
 };
 
 __device__ __forceinline__ int64_t offset_in(int64_t i, int32_t nd, const int64_t* sizes,
@@ -51,8 +50,8 @@ Rows rows_of(const plexus_kernel_call& call, const plexus_tensor& in, const plex
     ++nd;
     (inner ? r.n : r.rows) *= in.sizes[d];
   }
-  r.in = static_cast<const float*>(in.storage) + in.offset;
-  r.out = static_cast<float*>(out.storage) + out.offset;
+  r.in = static_cast<const char*>(in.storage) + in.offset * dtype_size(in.dtype);
+  r.out = static_cast<char*>(out.storage) + out.offset * dtype_size(out.dtype);
   return r;
 }
 
@@ -61,35 +60,45 @@ unsigned row_threads(int64_t n) {
 }
 
 struct Max {
-  __device__ float operator()(float a, float b) const { return (b > a) || (b != b) ? b : a; }
+  template <typename C>
+  __device__ C operator()(C a, C b) const {
+    return (b > a) || (b != b) ? b : a;
+  }
 };
 struct Add {
-  __device__ float operator()(float a, float b) const { return a + b; }
+  template <typename C>
+  __device__ C operator()(C a, C b) const {
+    return a + b;
+  }
 };
 
-// Stable softmax: the row's max is subtracted before exponentiating.
+// Stable softmax of T rows computed in C: the row's max is subtracted before
+// exponentiating.
+template <typename T>
 __global__ void softmax_kernel(Rows r, bool log) {
-  __shared__ float shared[2];
+  using C = compute_t<T>;
+  __shared__ C shared[2];
   for (int64_t row = blockIdx.x; row < r.rows; row += gridDim.x) {
-    const float* x = r.in + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
-    float* y = r.out + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
-    float m = -INFINITY;
+    const T* x =
+        static_cast<const T*>(r.in) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
+    T* y = static_cast<T*>(r.out) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
+    C m = C(-INFINITY);
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      m = Max{}(m, x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]);
+      m = Max{}(m, C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]));
     m = block_reduce(m, Max{});
     if (threadIdx.x == 0) shared[0] = m;
     __syncthreads();
     m = shared[0];
-    float s = 0.0f;
+    C s = C(0);
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      s += expf(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)] - m);
+      s += exp(C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - m);
     s = block_reduce(s, Add{});
-    if (threadIdx.x == 0) shared[1] = log ? logf(s) : 1.0f / s;
+    if (threadIdx.x == 0) shared[1] = log ? C(::log(s)) : C(1) / s;
     __syncthreads();
-    float k = shared[1];
+    C k = shared[1];
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      float t = x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)] - m;
-      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = log ? t - k : expf(t) * k;
+      C t = C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - m;
+      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = T(log ? t - k : exp(t) * k);
     }
     __syncthreads();  // shared is rewritten for the next row
   }
@@ -102,48 +111,57 @@ void softmax_out(const plexus_kernel_call& call) {
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
   int64_t dim = a.integer(1);
   if (self.ndim == 0) dim = 0;
-  if (self.dtype != PLEXUS_DTYPE_F32 || out.dtype != PLEXUS_DTYPE_F32)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-              std::string(call.op) + ": only float32 on " + device_name(call.device_index));
+  if (self.dtype != out.dtype)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
+                                                 sdk::dtype_name(self.dtype) + " but out is " +
+                                                 sdk::dtype_name(out.dtype));
   Rows r = rows_of(call, self, out, int32_t(dim), self.ndim == 0 ? 0 : 1);
   if (r.rows == 0 || r.n == 0) return;
   unsigned blocks = unsigned(std::min<int64_t>(r.rows, 65535));
-  PLEXUS_LAUNCH(softmax_kernel, blocks, row_threads(r.n), 0, stream_of(call), r, Log);
+  visit_float(self.dtype, [&](auto tag) {
+    auto* kernel = &softmax_kernel<decltype(tag)>;
+    PLEXUS_LAUNCH(kernel, blocks, row_threads(r.n), 0, stream_of(call), r, Log);
+  });
   check_launch(call, "softmax_kernel");
 }
 
 // A weight or bias over the normalized dims; data null: absent.
 struct Affine {
-  const float* data;
+  const void* data;
   int64_t strides[kMaxDims];
 };
 
-// y = (x - mean) * rstd * w + b with the biased variance, two passes for accuracy.
-__global__ void layer_norm_kernel(Rows r, Affine w, Affine b, float eps) {
-  __shared__ float shared[2];
+// y = (x - mean) * rstd * w + b in C with the biased variance, two passes
+// for accuracy.
+template <typename T>
+__global__ void layer_norm_kernel(Rows r, Affine w, Affine b, double eps) {
+  using C = compute_t<T>;
+  __shared__ C shared[2];
+  const T *wt = static_cast<const T*>(w.data), *bt = static_cast<const T*>(b.data);
   for (int64_t row = blockIdx.x; row < r.rows; row += gridDim.x) {
-    const float* x = r.in + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
-    float* y = r.out + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
-    float s = 0.0f;
+    const T* x =
+        static_cast<const T*>(r.in) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
+    T* y = static_cast<T*>(r.out) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
+    C s = C(0);
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      s += x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)];
+      s += C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]);
     s = block_reduce(s, Add{});
-    if (threadIdx.x == 0) shared[0] = s / float(r.n);
+    if (threadIdx.x == 0) shared[0] = s / C(r.n);
     __syncthreads();
-    float mean = shared[0], v = 0.0f;
+    C mean = shared[0], v = C(0);
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      float d = x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)] - mean;
+      C d = C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - mean;
       v += d * d;
     }
     v = block_reduce(v, Add{});
-    if (threadIdx.x == 0) shared[1] = float(1.0 / sqrt(double(v) / double(r.n) + double(eps)));
+    if (threadIdx.x == 0) shared[1] = C(1.0 / sqrt(double(v) / double(r.n) + eps));
     __syncthreads();
-    float rstd = shared[1];
+    C rstd = shared[1];
     for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      float t = (x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)] - mean) * rstd;
-      if (w.data) t *= w.data[offset_in(i, r.inner_ndim, r.inner_sizes, w.strides)];
-      if (b.data) t += b.data[offset_in(i, r.inner_ndim, r.inner_sizes, b.strides)];
-      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = t;
+      C t = (C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - mean) * rstd;
+      if (wt) t *= C(wt[offset_in(i, r.inner_ndim, r.inner_sizes, w.strides)]);
+      if (bt) t += C(bt[offset_in(i, r.inner_ndim, r.inner_sizes, b.strides)]);
+      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = T(t);
     }
     __syncthreads();
   }
@@ -152,7 +170,7 @@ __global__ void layer_norm_kernel(Rows r, Affine w, Affine b, float eps) {
 Affine affine_of(const plexus_tensor* t) {
   Affine a{};
   if (!t) return a;
-  a.data = static_cast<const float*>(t->storage) + t->offset;
+  a.data = static_cast<const char*>(t->storage) + t->offset * dtype_size(t->dtype);
   for (int32_t d = 0; d < t->ndim && d < kMaxDims; ++d) a.strides[d] = t->strides[d];
   return a;
 }
@@ -164,15 +182,18 @@ void layer_norm_out(const plexus_kernel_call& call) {
   int32_t k = int32_t(a.int_list(1).size());
   const plexus_tensor *weight = a.optional_tensor(2), *bias = a.optional_tensor(3);
   for (const plexus_tensor* t : {weight, bias})
-    if (t && t->ndim != k)
+    if (t && (t->ndim != k || t->dtype != input.dtype))
       sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
                 "layer_norm.out: weight and bias must have normalized_shape's " +
-                    std::to_string(k) + " dims");
+                    std::to_string(k) + " dims and input's dtype");
   Rows r = rows_of(call, input, out, input.ndim - k, k);
   if (r.rows == 0 || r.n == 0) return;
   unsigned blocks = unsigned(std::min<int64_t>(r.rows, 65535));
-  PLEXUS_LAUNCH(layer_norm_kernel, blocks, row_threads(r.n), 0, stream_of(call), r,
-                affine_of(weight), affine_of(bias), float(a.floating(4)));
+  visit_float(input.dtype, [&](auto tag) {
+    auto* kernel = &layer_norm_kernel<decltype(tag)>;
+    PLEXUS_LAUNCH(kernel, blocks, row_threads(r.n), 0, stream_of(call), r, affine_of(weight),
+                  affine_of(bias), a.floating(4));
+  });
   check_launch(call, "layer_norm_kernel");
 }
 
@@ -337,9 +358,9 @@ void embedding_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_nn(const Registrar& r) {
-  r.kernel<&softmax_out<false>>("softmax.int_out", kF32);
-  r.kernel<&softmax_out<true>>("log_softmax.int_out", kF32);
-  r.kernel<&layer_norm_out>("layer_norm.out", kF32);
+  r.kernel<&softmax_out<false>>("softmax.int_out", kFloatTypes);
+  r.kernel<&softmax_out<true>>("log_softmax.int_out", kFloatTypes);
+  r.kernel<&layer_norm_out>("layer_norm.out", kFloatTypes);
   r.kernel<&max_pool2d_out>("max_pool2d.out", kF32);
   r.kernel<&embedding_out>("embedding.out", kAllTypes);
 }
