@@ -9,6 +9,7 @@
 // compiles here but cannot run.
 #include <cudnn.h>
 
+#include <algorithm>
 #include <climits>
 #include <mutex>
 #include <optional>
@@ -173,11 +174,19 @@ bool fits_int(int64_t v) {
   return v >= 0 && v <= INT_MAX;
 }
 
-// True when every size and stride of t fits cuDNN's int descriptors.
+// True when every size and stride of t fits cuDNN's int descriptors and no
+// dim of more than one element is broadcast (stride 0), which cuDNN refuses.
 bool fits(const plexus_tensor& t) {
-  for (int i = 0; i < t.ndim; ++i)
+  for (int i = 0; i < t.ndim; ++i) {
     if (!fits_int(t.sizes[i]) || !fits_int(t.strides[i])) return false;
+    if (t.sizes[i] > 1 && t.strides[i] == 0) return false;
+  }
   return true;
+}
+
+// The stride cuDNN is given for dim k: any positive one does for a dim of one element.
+int stride_of(const plexus_tensor& t, int k) {
+  return t.sizes[k] == 1 && t.strides[k] == 0 ? 1 : static_cast<int>(t.strides[k]);
 }
 
 // True when t is laid out densely in row-major order (size-1 dims aside).
@@ -202,9 +211,9 @@ void* mutable_data_of(const plexus_tensor& t) {
 void describe4d(Descriptors& d, cudnnTensorDescriptor_t* desc, cudnnDataType_t type,
                 const plexus_tensor& t, const plexus_kernel_call& call) {
   check_dnn(d.a.tensor_create(desc), call, "cudnnCreateTensorDescriptor");
-  auto i = [&](const int64_t* v, int k) { return static_cast<int>(v[k]); };
-  check_dnn(d.a.tensor_set(*desc, type, i(t.sizes, 0), i(t.sizes, 1), i(t.sizes, 2), i(t.sizes, 3),
-                           i(t.strides, 0), i(t.strides, 1), i(t.strides, 2), i(t.strides, 3)),
+  auto n = [&](int k) { return static_cast<int>(t.sizes[k]); };
+  check_dnn(d.a.tensor_set(*desc, type, n(0), n(1), n(2), n(3), stride_of(t, 0), stride_of(t, 1),
+                           stride_of(t, 2), stride_of(t, 3)),
             call, "cudnnSetTensor4dDescriptorEx");
 }
 
@@ -281,8 +290,9 @@ bool conv2d(const plexus_kernel_call& call) {
       call, "cudnnConvolutionForward");
   if (bias) {
     check_dnn(d.a.tensor_create(&d.b), call, "cudnnCreateTensorDescriptor");
-    int c = i(bias->sizes[0]), bs = i(bias->strides[0]);
-    check_dnn(d.a.tensor_set(d.b, *type, 1, c, 1, 1, c * bs, bs, 1, 1), call,
+    int c = i(bias->sizes[0]), bs = stride_of(*bias, 0);
+    int n_stride = static_cast<int>(std::min<int64_t>(int64_t{c} * bs, INT_MAX));
+    check_dnn(d.a.tensor_set(d.b, *type, 1, c, 1, 1, n_stride, bs, 1, 1), call,
               "cudnnSetTensor4dDescriptorEx (bias)");
     check_dnn(d.a.add_tensor(h.get(), s.one(*type), d.b, data_of(*bias), s.one(*type), d.y,
                              mutable_data_of(y)),
