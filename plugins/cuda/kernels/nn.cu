@@ -203,26 +203,28 @@ struct Pool {
 
 // One output element per thread: the max over its window's taps inside the
 // input (padding never wins); a NaN wins.
+template <typename T>
 __global__ void max_pool2d_kernel(Layout<2> l, Pool p, int64_t h, int64_t w) {
+  using C = compute_t<T>;
   int64_t step = int64_t(blockDim.x) * gridDim.x;
-  const float* in = static_cast<const float*>(l.data[1]);
+  const T* in = static_cast<const T*>(l.data[1]);
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < l.numel; i += step) {
     int64_t ow = i % l.sizes[3], oh = i / l.sizes[3] % l.sizes[2];
     int64_t c = i / (l.sizes[3] * l.sizes[2]) % l.sizes[1],
             n = i / (l.sizes[3] * l.sizes[2] * l.sizes[1]);
-    const float* plane = in + n * l.strides[1][0] + c * l.strides[1][1];
-    float m = -INFINITY;
+    const T* plane = in + n * l.strides[1][0] + c * l.strides[1][1];
+    C m = C(-INFINITY);
     for (int64_t ky = 0; ky < p.kernel[0]; ++ky) {
       int64_t y = oh * p.stride[0] - p.padding[0] + ky * p.dilation[0];
       if (y < 0 || y >= h) continue;
       for (int64_t kx = 0; kx < p.kernel[1]; ++kx) {
         int64_t x = ow * p.stride[1] - p.padding[1] + kx * p.dilation[1];
         if (x < 0 || x >= w) continue;
-        m = Max{}(m, plane[y * l.strides[1][2] + x * l.strides[1][3]]);
+        m = Max{}(m, C(plane[y * l.strides[1][2] + x * l.strides[1][3]]));
       }
     }
-    static_cast<float*>(l.data[0])[n * l.strides[0][0] + c * l.strides[0][1] +
-                                   oh * l.strides[0][2] + ow * l.strides[0][3]] = m;
+    static_cast<T*>(l.data[0])[n * l.strides[0][0] + c * l.strides[0][1] + oh * l.strides[0][2] +
+                               ow * l.strides[0][3]] = T(m);
   }
 }
 
@@ -248,11 +250,14 @@ void max_pool2d_out(const plexus_kernel_call& call) {
   l.numel = out.sizes[0] * out.sizes[1] * out.sizes[2] * out.sizes[3];
   for (int d = 0; d < 4; ++d)
     l.sizes[d] = out.sizes[d], l.strides[0][d] = out.strides[d], l.strides[1][d] = self.strides[d];
-  l.data[0] = static_cast<float*>(out.storage) + out.offset;
-  l.data[1] = static_cast<float*>(self.storage) + self.offset;
+  l.data[0] = static_cast<char*>(out.storage) + out.offset * dtype_size(out.dtype);
+  l.data[1] = static_cast<char*>(self.storage) + self.offset * dtype_size(self.dtype);
   if (l.numel == 0) return;
-  PLEXUS_LAUNCH(max_pool2d_kernel, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l, p,
-                self.sizes[2], self.sizes[3]);
+  visit_float(out.dtype, [&](auto tag) {
+    auto* kernel = &max_pool2d_kernel<decltype(tag)>;
+    PLEXUS_LAUNCH(kernel, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l, p,
+                  self.sizes[2], self.sizes[3]);
+  });
   check_launch(call, "max_pool2d_kernel");
 }
 
@@ -361,7 +366,7 @@ void register_nn(const Registrar& r) {
   r.kernel<&softmax_out<false>>("softmax.int_out", kFloatTypes);
   r.kernel<&softmax_out<true>>("log_softmax.int_out", kFloatTypes);
   r.kernel<&layer_norm_out>("layer_norm.out", kFloatTypes);
-  r.kernel<&max_pool2d_out>("max_pool2d.out", kF32);
+  r.kernel<&max_pool2d_out>("max_pool2d.out", kFloatTypes);
   r.kernel<&embedding_out>("embedding.out", kAllTypes);
 }
 
