@@ -1,6 +1,6 @@
-// Comparisons of floating tensors into bool (eq, ne, lt, le, gt, ge against
-// a tensor or a scalar), and where(condition, self, other) for every dtype
-// (elements moved as words of their size).
+// Comparisons into bool (eq, ne, lt, le, gt, ge against a tensor or a
+// scalar) and where(condition, self, other), for every dtype: integers and
+// bool compare exactly, float16 and bfloat16 in float.
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
@@ -47,7 +47,7 @@ struct SdkType<BFloat16> {
 // <cmp>.Tensor_out(self, other, *, out)
 template <Cmp K>
 void compare_tensor_out(const plexus_kernel_call& call) {
-  visit_float(call.dtype, [&](auto tag) {
+  visit_all(call.dtype, [&](auto tag) {
     using T = decltype(tag);
     launch_map<bool, T, 3>(call, {tensor_arg(call, 2), tensor_arg(call, 0), tensor_arg(call, 1)},
                            TensorCmp<K, compute_t<T>>{});
@@ -58,7 +58,12 @@ void compare_tensor_out(const plexus_kernel_call& call) {
 template <Cmp K>
 void compare_scalar_out(const plexus_kernel_call& call) {
   sdk::Scalar other = sdk::Args(call).scalar(1);
-  visit_float(call.dtype, [&](auto tag) {
+  if (call.dtype == PLEXUS_DTYPE_BOOL) {  // bool converts as bool, then compares as its byte
+    launch_map<bool, uint8_t, 2>(call, {tensor_arg(call, 2), tensor_arg(call, 0)},
+                                 ScalarCmp<K, uint8_t>{uint8_t(other.to<bool>() ? 1 : 0)});
+    return;
+  }
+  visit_all(call.dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     C v = static_cast<C>(other.to<typename SdkType<T>::type>());
@@ -101,8 +106,8 @@ void where_out(const plexus_kernel_call& call) {
 
 template <Cmp K>
 void register_comparison(const Registrar& r, const char* tensor_op, const char* scalar_op) {
-  r.kernel<&compare_tensor_out<K>>(tensor_op, kFloatTypes);
-  r.kernel<&compare_scalar_out<K>>(scalar_op, kFloatTypes);
+  r.kernel<&compare_tensor_out<K>>(tensor_op, kAllTypes);
+  r.kernel<&compare_scalar_out<K>>(scalar_op, kAllTypes);
 }
 
 }  // namespace

@@ -1,7 +1,10 @@
-// copy_ into a floating tensor from any dtype (the host broadcasts src to
-// self's shape), converting as the host does: integers through float into
-// the 16-bit floats, float64 rounded once; and fill_ of every dtype.
+// copy_ between any two dtypes (the host broadcasts src to self's shape),
+// converting as the host does: integers through float into the 16-bit
+// floats, float64 rounded once; floats into integers truncated, saturated,
+// NaN to 0; integers wrap; anything into bool is "not zero". And fill_ of
+// every dtype.
 #include <cstring>
+#include <limits>
 #include <type_traits>
 
 #include "dtype.h"
@@ -14,12 +17,32 @@ namespace {
 template <typename D>
 constexpr bool is_16bit_float = std::is_same_v<D, Half> || std::is_same_v<D, BFloat16>;
 
+// A floating value into integer D: NaN is 0, out of range saturates.
+template <typename D, typename C>
+__device__ __forceinline__ D saturate(C v) {
+  if (v != v) return D(0);
+  if (v <= C(std::numeric_limits<D>::lowest())) return std::numeric_limits<D>::lowest();
+  if (v >= C(std::numeric_limits<D>::max())) return std::numeric_limits<D>::max();
+  return D(v);
+}
+
 // S to D. Bool sources arrive as their bytes (uint8 0 or 1).
 template <typename D, typename S, bool Bool = false>
 struct Convert {
   __device__ D operator()(S v) const {
-    if constexpr (Bool)
+    if constexpr (std::is_same_v<D, bool>) {
+      if constexpr (std::is_integral_v<S>)
+        return v != 0;
+      else
+        return compute_t<S>(v) != compute_t<S>(0);
+    } else if constexpr (Bool && std::is_integral_v<D>)
+      return D(v != 0 ? 1 : 0);
+    else if constexpr (Bool)
       return D(v != 0 ? 1.0f : 0.0f);
+    else if constexpr (std::is_integral_v<D> && std::is_integral_v<S>)
+      return D(v);  // wraps
+    else if constexpr (std::is_integral_v<D>)
+      return saturate<D>(compute_t<S>(v));
     else if constexpr (std::is_integral_v<S> && is_16bit_float<D>)
       return D(float(v));
     else if constexpr (std::is_integral_v<S> || std::is_same_v<S, double> ||
@@ -61,7 +84,8 @@ void copy_into(const plexus_kernel_call& call, const plexus_tensor* const (&t)[2
 // copy_(self, src, non_blocking)
 void copy_(const plexus_kernel_call& call) {
   const plexus_tensor* const t[2] = {tensor_arg(call, 0), tensor_arg(call, 1)};
-  visit_float(t[0]->dtype, [&](auto tag) { copy_into<decltype(tag)>(call, t); });
+  if (t[0]->dtype == PLEXUS_DTYPE_BOOL) return copy_into<bool>(call, t);
+  visit_all(t[0]->dtype, [&](auto tag) { copy_into<decltype(tag)>(call, t); });
 }
 
 template <typename W>
@@ -102,7 +126,7 @@ void fill_(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_copy(const Registrar& r) {
-  r.kernel<&copy_>("copy_", kFloatTypes);
+  r.kernel<&copy_>("copy_", kAllTypes);
   r.kernel<&fill_>("fill_.Scalar", kAllTypes);
 }
 

@@ -118,4 +118,24 @@ void visit_float(plexus_dtype d, F f) {
   }
 }
 
+// Calls f(T{}) with T the storage type of any dtype; bool is its byte (0 or 1).
+template <typename F>
+void visit_all(plexus_dtype d, F f) {
+  switch (d) {
+    case PLEXUS_DTYPE_BOOL:
+    case PLEXUS_DTYPE_U8:
+      return f(uint8_t{});
+    case PLEXUS_DTYPE_I8:
+      return f(int8_t{});
+    case PLEXUS_DTYPE_I16:
+      return f(int16_t{});
+    case PLEXUS_DTYPE_I32:
+      return f(int32_t{});
+    case PLEXUS_DTYPE_I64:
+      return f(int64_t{});
+    default:
+      return visit_float(d, f);
+  }
+}
+
 }  // namespace plexus::gpu
