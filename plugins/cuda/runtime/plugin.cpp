@@ -1,0 +1,59 @@
+// The entry point of the gpu plugins (cuda, hip, and the simt test plugin):
+// registers the device type, the library fast paths and the kernel families.
+//
+// Plugin options (plexus.toml, [plugins.<name>] or the host's get_option):
+//   default_stream = "shared" | "per_thread"   what a NULL stream means (streams.h)
+//   cublas = "off", cudnn = "off"               cuda only: use the own kernels instead
+#include <memory>
+#include <string>
+
+#include "context.h"
+#include "fast_paths.h"
+#include "kernels/kernels.h"
+#include "runtime.h"
+
+namespace plexus::gpu {
+namespace {
+
+void shutdown(void* state) {
+#if defined(PLEXUS_GPU_CUDA)
+  remove_fast_paths();
+#endif
+  clear_fast_paths();
+  set_runtime(nullptr);
+  delete static_cast<Runtime*>(state);
+}
+
+plexus_status init(const plexus_host_api* host, void** state) {
+  return sdk::guard(host, [&] {
+    auto policy = DefaultStreams::parse_policy(sdk::option(host, "default_stream", "shared"));
+    auto rt = std::make_unique<Runtime>(policy);
+    rt->register_backend(host, PLEXUS_PLUGIN_NAME);
+    if (rt->device_count() == 0)
+      sdk::log(host, PLEXUS_LOG_INFO,
+               std::string(PLEXUS_PLUGIN_NAME ": no devices: ") + rt->unavailable_reason());
+    // From here on the host calls shutdown(*state) if init fails.
+    set_runtime(rt.get());
+    *state = rt.release();
+#if defined(PLEXUS_GPU_CUDA)
+    install_fast_paths(host);
+#endif
+    register_kernels(Registrar(host, runtime().slot()));
+  });
+}
+
+const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                   PLEXUS_ABI_MAJOR,
+                                   PLEXUS_ABI_MINOR,
+                                   PLEXUS_PLUGIN_NAME,
+                                   PLEXUS_PLUGIN_VERSION,
+                                   init,
+                                   shutdown};
+
+}  // namespace
+}  // namespace plexus::gpu
+
+PLEXUS_EXTERN_C PLEXUS_PLUGIN_EXPORT const plexus_plugin_info* plexus_plugin_entry(uint32_t,
+                                                                                   uint32_t) {
+  return &plexus::gpu::g_info;
+}

@@ -1,0 +1,67 @@
+// The device type the plugin registers: devices, memory, copies, streams
+// and events over the GPU runtime (CUDA, HIP or the SIMT emulation), as the
+// plexus_backend table's functions (through sdk::Backend).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "devices.h"
+#include "gpu.h"
+#include "plexus/plugin.hpp"
+#include "staging.h"
+#include "streams.h"
+#include "workspaces.h"
+
+namespace plexus::gpu {
+
+class Runtime : public sdk::Backend<Runtime> {
+ public:
+  // Finds the devices; the streams and pools are made on first use.
+  explicit Runtime(DefaultStreams::Policy policy);
+  ~Runtime();
+
+  int32_t device_count() { return devices_.count(); }
+  const char* unavailable_reason() { return devices_.unavailable_reason(); }
+  void properties(int32_t device, plexus_device_properties& out);
+
+  // Raw device memory: the core's caching allocator sits above these.
+  void* allocate(int32_t device, size_t nbytes);
+  void deallocate(int32_t device, void* ptr, size_t nbytes);
+  void memset(int32_t device, void* ptr, size_t offset, int32_t value, size_t nbytes, void* stream);
+
+  void copy_host_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
+                           size_t nbytes, void* stream);
+  void copy_device_to_host(int32_t device, void* dst, const void* src, size_t src_offset,
+                           size_t nbytes, void* stream);
+  void copy_device_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
+                             size_t src_offset, size_t nbytes, void* stream);
+  void synchronize(int32_t device);
+
+  void* stream_create(int32_t device);
+  void stream_destroy(int32_t device, void* stream);
+  void stream_synchronize(int32_t device, void* stream);
+  void* event_create(int32_t device);
+  void event_destroy(int32_t device, void* event);
+  void event_record(int32_t device, void* event, void* stream);
+  void event_wait(int32_t device, void* event, void* stream);
+  void event_synchronize(int32_t device, void* event);
+
+  // The runtime stream for a plexus stream (NULL: the default stream) on
+  // `device`, which becomes current on this thread. Checks the index.
+  gpuStream_t resolve(int32_t device, void* stream, const char* what);
+  Workspaces& workspaces() { return workspaces_; }
+
+ private:
+  Devices devices_;
+  DefaultStreams streams_;
+  Staging staging_;
+  Workspaces workspaces_;
+};
+
+// The plugin's runtime between init and shutdown (context.cpp uses it).
+Runtime& runtime();
+void set_runtime(Runtime* runtime);
+
+}  // namespace plexus::gpu

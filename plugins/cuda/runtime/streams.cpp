@@ -1,0 +1,68 @@
+#include "streams.h"
+
+#include "errors.h"
+
+namespace plexus::gpu {
+namespace {
+
+std::atomic<uint64_t> g_generation{0};
+
+// Each thread's last lookups, so the hot path takes no lock. Plain data only:
+// no destructor runs at thread exit after the plugin was unloaded.
+constexpr int32_t kCachedDevices = 16;
+struct ThreadCache {
+  uint64_t generation = 0;
+  gpuStream_t streams[kCachedDevices] = {};
+};
+thread_local ThreadCache t_cache;
+
+}  // namespace
+
+DefaultStreams::Policy DefaultStreams::parse_policy(const std::string& name) {
+  if (name.empty() || name == "shared") return Policy::shared;
+  if (name == "per_thread") return Policy::per_thread;
+  sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+            "option default_stream = '" + name + "': expected 'shared' or 'per_thread'");
+}
+
+DefaultStreams::DefaultStreams(int32_t devices, Policy policy)
+    : policy_(policy), generation_(++g_generation), shared_(static_cast<size_t>(devices)) {}
+
+DefaultStreams::~DefaultStreams() {
+  for (auto& s : shared_)
+    if (gpuStream_t p = s.load()) (void)gpuStreamDestroy(p);
+  for (auto& [key, s] : threads_) (void)gpuStreamDestroy(s);
+}
+
+gpuStream_t DefaultStreams::create(int32_t device) {
+  use_device(device);
+  gpuStream_t s = nullptr;
+  check_gpu(gpuStreamCreateWithFlags(&s, gpuStreamNonBlocking), device,
+            PLEXUS_GPU_PREFIX "StreamCreateWithFlags (default stream)");
+  return s;
+}
+
+gpuStream_t DefaultStreams::get(int32_t device) {
+  if (policy_ == Policy::per_thread) return per_thread(device);
+  std::atomic<gpuStream_t>& slot = shared_.at(static_cast<size_t>(device));
+  if (gpuStream_t s = slot.load(std::memory_order_acquire)) return s;
+  std::lock_guard lock(mutex_);
+  if (!slot.load()) slot.store(create(device), std::memory_order_release);
+  return slot.load();
+}
+
+gpuStream_t DefaultStreams::per_thread(int32_t device) {
+  bool cached = device < kCachedDevices;
+  if (cached && t_cache.generation == generation_ && t_cache.streams[device])
+    return t_cache.streams[device];
+  std::lock_guard lock(mutex_);
+  gpuStream_t& s = threads_[{std::this_thread::get_id(), device}];
+  if (!s) s = create(device);
+  if (cached) {
+    if (t_cache.generation != generation_) t_cache = ThreadCache{generation_, {}};
+    t_cache.streams[device] = s;
+  }
+  return s;
+}
+
+}  // namespace plexus::gpu

@@ -1,0 +1,99 @@
+// How a library fast path (cuBLAS, cuDNN) takes over an op's registration
+// and hands calls back to the own kernel (plugins/cuda/runtime/registrar.cpp),
+// against a recording host table: the routing cannot run on a GPU here, so it
+// is checked on its own.
+#include <catch2/catch.hpp>
+#include <string>
+#include <vector>
+
+#include "runtime/fast_paths.h"
+
+using namespace plexus;
+
+namespace {
+
+// What the fake host saw.
+struct Registered {
+  std::string op;
+  uint32_t dtypes;
+  plexus_kernel_fn fn;
+  void* user_data;
+};
+std::vector<Registered> g_registered;
+std::string g_error;
+std::vector<std::string> g_ran;  // "own" / "fast", in call order
+bool g_fast_takes = true;
+
+plexus_status fake_register(void*, int32_t, const char* op, uint32_t dtypes, plexus_kernel_fn fn,
+                            void* user_data) {
+  g_registered.push_back({op, dtypes, fn, user_data});
+  return PLEXUS_OK;
+}
+void fake_set_error(void*, const char* message) {
+  g_error = message;
+}
+
+plexus_host_api fake_host() {
+  plexus_host_api h{};
+  h.struct_size = sizeof(h);
+  h.register_kernel = fake_register;
+  h.set_error_message = fake_set_error;
+  return h;
+}
+
+void own_mm(const plexus_kernel_call&) {
+  g_ran.push_back("own");
+}
+void own_relu(const plexus_kernel_call&) {
+  g_ran.push_back("own relu");
+}
+bool fast_mm(const plexus_kernel_call& call) {
+  if (call.device_index == 7) sdk::fail(PLEXUS_ERROR_DEVICE, "cublasGemmEx failed: test");
+  if (!g_fast_takes) return false;
+  g_ran.push_back("fast");
+  return true;
+}
+
+plexus_status call(const Registered& r, plexus_dtype dtype, int32_t device = 0) {
+  plexus_kernel_call c{};
+  c.struct_size = sizeof(c);
+  c.op = r.op.c_str();
+  c.dtype = dtype;
+  c.device_index = device;
+  return r.fn(r.user_data, &c);
+}
+
+}  // namespace
+
+TEST_CASE("registrar: a claimed op runs the fast path, and the own kernel for what it declines") {
+  g_registered.clear();
+  g_ran.clear();
+  plexus_host_api host = fake_host();
+  gpu::claim(
+      {"mm.out", PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16), fast_mm});
+  gpu::Registrar r(&host, 3);
+  r.kernel<&own_mm>("mm.out",
+                    PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_I32));
+  r.kernel<&own_relu>("relu.out", PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32));
+  REQUIRE(g_registered.size() == 2);
+  // The host learns the own kernel's dtypes: it may count on the fallback for each.
+  CHECK(g_registered[0].dtypes ==
+        (PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_I32)));
+
+  g_fast_takes = true;
+  CHECK(call(g_registered[0], PLEXUS_DTYPE_F32) == PLEXUS_OK);  // fast path's dtype
+  CHECK(call(g_registered[0], PLEXUS_DTYPE_I32) == PLEXUS_OK);  // not the fast path's: own
+  g_fast_takes = false;
+  CHECK(call(g_registered[0], PLEXUS_DTYPE_F32) == PLEXUS_OK);  // declined (layout): own
+  CHECK(call(g_registered[1], PLEXUS_DTYPE_F32) == PLEXUS_OK);  // unclaimed op: own, directly
+  CHECK(g_ran == std::vector<std::string>{"fast", "own", "own", "own relu"});
+
+  // A fast path's failure reaches the host as a status and its message.
+  g_error.clear();
+  CHECK(call(g_registered[0], PLEXUS_DTYPE_F32, 7) == PLEXUS_ERROR_DEVICE);
+  CHECK(g_error == "cublasGemmEx failed: test");
+
+  // A second claim of one op is a bug in the plugin, refused.
+  CHECK_THROWS_WITH(gpu::claim({"mm.out", 0, fast_mm}), Catch::Contains("claimed twice"));
+  gpu::clear_fast_paths();
+}
