@@ -3,19 +3,28 @@
 // block must call it (it has barriers); the result is valid in thread 0.
 #pragma once
 
+#include <type_traits>
+
 #include "gpu.h"
 
 namespace plexus::gpu {
 
 constexpr int kMaxWarpsPerBlock = 32;  // 1024 threads of 32 lanes
 
-// Shuffles a float, or a value/index pair field by field (shuffles take
+// Shuffles a float, an integer, or a value/index pair field by field (shuffles take
 // built-in types only).
 __device__ __forceinline__ float shuffle_down(float v, int delta) {
   return __shfl_down_sync(PLEXUS_FULL_MASK, v, unsigned(delta));
 }
 __device__ __forceinline__ double shuffle_down(double v, int delta) {
   return __shfl_down_sync(PLEXUS_FULL_MASK, v, unsigned(delta));
+}
+
+// Integers shuffle as int or long long (the narrow ones widened and back).
+template <typename T, std::enable_if_t<std::is_integral_v<T>, int> = 0>
+__device__ __forceinline__ T shuffle_down(T v, int delta) {
+  using W = std::conditional_t<(sizeof(T) <= sizeof(int)), int, long long>;
+  return T(__shfl_down_sync(PLEXUS_FULL_MASK, W(v), unsigned(delta)));
 }
 
 template <typename T, typename Combine>

@@ -16,6 +16,7 @@ constexpr uint32_t kFloatTypes = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16) |
                                  PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_BF16) | kF32 |
                                  PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
 constexpr uint32_t kAllTypes = (1u << PLEXUS_NUM_DTYPES) - 1;
+constexpr uint32_t kNumericTypes = kAllTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_BOOL);
 
 __host__ __device__ __forceinline__ float float_of_bits(uint32_t u) {
   float f;
@@ -115,6 +116,25 @@ void visit_float(plexus_dtype d, F f) {
       return f(double{});
     default:
       return f(float{});
+  }
+}
+
+// Calls f(T{}) with T the storage type of a numeric (not bool) dtype.
+template <typename F>
+void visit_numeric(plexus_dtype d, F f) {
+  switch (d) {
+    case PLEXUS_DTYPE_U8:
+      return f(uint8_t{});
+    case PLEXUS_DTYPE_I8:
+      return f(int8_t{});
+    case PLEXUS_DTYPE_I16:
+      return f(int16_t{});
+    case PLEXUS_DTYPE_I32:
+      return f(int32_t{});
+    case PLEXUS_DTYPE_I64:
+      return f(int64_t{});
+    default:
+      return visit_float(d, f);
   }
 }
 

@@ -1,11 +1,13 @@
-// mm, bmm and addmm for the floating dtypes (float16 and bfloat16 accumulate
-// in float, float64 in double) with an own tiled GEMM: each 256-thread block
+// mm, bmm and addmm for the numeric dtypes (float16 and bfloat16 accumulate
+// in float, float64 in double, integers in unsigned 32 or 64 bits so that
+// they wrap like the element type, as the cpu does) with an own tiled GEMM: each 256-thread block
 // computes a 64x64 tile of out, 4x4 outputs per thread, staging 16-deep
 // slices of A and B through shared memory. Strided operands are read in
 // place (any strides, broadcast batches included). This is the HIP path, and
 // the CUDA path when cuBLAS is disabled or missing.
 #include <algorithm>
 #include <string>
+#include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
@@ -25,12 +27,19 @@ struct Matrix {
 struct Gemm {
   Matrix a, b, c, self;  // c = beta * self + alpha * (a @ b); self.data null: not read
   int64_t m, n, k;
-  double alpha, beta;
+  double alpha, beta;            // floating dtypes
+  uint64_t int_alpha, int_beta;  // integer dtypes: the scalars as the element type, widened
 };
+
+// The type T accumulates in.
+template <typename T>
+using acc_t =
+    std::conditional_t<std::is_integral_v<T>,
+                       std::conditional_t<sizeof(T) == 8, uint64_t, uint32_t>, compute_t<T>>;
 
 template <typename T>
 __global__ void gemm_kernel(Gemm g) {
-  using C = compute_t<T>;
+  using C = acc_t<T>;
   __shared__ C as[kDepth][kTile + 4];  // as[k][row]
   __shared__ C bs[kDepth][kTile + 4];  // bs[k][col]
   const int64_t batch = blockIdx.z, row0 = int64_t(blockIdx.y) * kTile,
@@ -40,7 +49,11 @@ __global__ void gemm_kernel(Gemm g) {
   const T* b = static_cast<const T*>(g.b.data) + batch * g.b.sb;
   const T* self = static_cast<const T*>(g.self.data);
   T* c = static_cast<T*>(g.c.data);
-  const C alpha = C(g.alpha), beta = C(g.beta);
+  C alpha, beta;
+  if constexpr (std::is_integral_v<T>)
+    alpha = C(g.int_alpha), beta = C(g.int_beta);
+  else
+    alpha = C(g.alpha), beta = C(g.beta);
   C acc[kPer][kPer] = {};
   for (int64_t k0 = 0; k0 < g.k; k0 += kDepth) {
     for (int i = int(threadIdx.x); i < kTile * kDepth; i += kThreads) {
@@ -78,30 +91,50 @@ Matrix matrix_of(const plexus_tensor& t) {
 }
 
 void run_gemm(const plexus_kernel_call& call, const plexus_tensor& a, const plexus_tensor& b,
-              const plexus_tensor& c, const plexus_tensor* self, double alpha, double beta) {
+              const plexus_tensor& c, const plexus_tensor* self, const sdk::Scalar& alpha,
+              const sdk::Scalar& beta) {
   if (c.ndim != a.ndim || c.ndim != b.ndim || c.ndim < 2 || c.ndim > 3)
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               std::string(call.op) + ": expected 2-D (mm, addmm) or 3-D (bmm) operands");
   int64_t batch = c.ndim == 3 ? c.sizes[0] : 1;
-  Gemm g{matrix_of(a),        matrix_of(b),        matrix_of(c), {},  c.sizes[c.ndim - 2],
-         c.sizes[c.ndim - 1], a.sizes[a.ndim - 1], alpha,        beta};
+  Gemm g{matrix_of(a),
+         matrix_of(b),
+         matrix_of(c),
+         {},
+         c.sizes[c.ndim - 2],
+         c.sizes[c.ndim - 1],
+         a.sizes[a.ndim - 1],
+         alpha.to_double(),
+         beta.to_double(),
+         0,
+         0};
   if (self) g.self = matrix_of(*self);
   if (g.m == 0 || g.n == 0 || batch == 0) return;
   if (batch > 65535)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + ": more than 65535 batches");
   dim3 grid(unsigned((g.n + kTile - 1) / kTile), unsigned((g.m + kTile - 1) / kTile),
             unsigned(batch));
-  visit_float(c.dtype, [&](auto tag) {
-    auto* kernel = &gemm_kernel<decltype(tag)>;
+  visit_numeric(c.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_integral_v<T>)  // sign-extended: wraps back to T in the kernel
+      g.int_alpha = uint64_t(alpha.to<T>()), g.int_beta = uint64_t(beta.to<T>());
+    auto* kernel = &gemm_kernel<T>;
     PLEXUS_LAUNCH(kernel, grid, kThreads, 0, stream_of(call), g);
   });
   check_launch(call, "gemm_kernel");
 }
 
+sdk::Scalar int_scalar(int64_t v) {
+  plexus_scalar s{};
+  s.kind = PLEXUS_SCALAR_INT;
+  s.v.i = v;
+  return sdk::Scalar(s);
+}
+
 // mm.out / bmm.out(self, mat2, *, out)
 void mm_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
-  run_gemm(call, a.tensor(0), a.tensor(1), a.tensor(2), nullptr, 1.0, 0.0);
+  run_gemm(call, a.tensor(0), a.tensor(1), a.tensor(2), nullptr, int_scalar(1), int_scalar(0));
 }
 
 // addmm.out(self, mat1, mat2, *, beta, alpha, out): self is only read when
@@ -115,16 +148,16 @@ void addmm_out(const plexus_kernel_call& call) {
     sdk::fail(
         PLEXUS_ERROR_INVALID_ARGUMENT,
         "addmm.out: self must arrive broadcast to out's 2 dims, got " + std::to_string(self.ndim));
-  run_gemm(call, a.tensor(1), a.tensor(2), a.tensor(5), beta_zero ? nullptr : &self,
-           a.scalar(4).to_double(), beta.to_double());
+  run_gemm(call, a.tensor(1), a.tensor(2), a.tensor(5), beta_zero ? nullptr : &self, a.scalar(4),
+           beta);
 }
 
 }  // namespace
 
 void register_matmul(const Registrar& r) {
-  r.kernel<&mm_out>("mm.out", kFloatTypes);
-  r.kernel<&mm_out>("bmm.out", kFloatTypes);
-  r.kernel<&addmm_out>("addmm.out", kFloatTypes);
+  r.kernel<&mm_out>("mm.out", kNumericTypes);
+  r.kernel<&mm_out>("bmm.out", kNumericTypes);
+  r.kernel<&addmm_out>("addmm.out", kNumericTypes);
 }
 
 }  // namespace plexus::gpu

@@ -1,10 +1,13 @@
-// Fused pointwise ops of three floating operands (float16 and bfloat16
-// compute in float): lerp, addcmul, addcdiv.
+// Fused pointwise ops of three operands (float16 and bfloat16 compute in
+// float): addcmul for every numeric dtype (integers wrap), lerp and addcdiv
+// for the floating ones.
 #include <cmath>
+#include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "wrapping.h"
 
 namespace plexus::gpu {
 namespace {
@@ -20,7 +23,12 @@ struct LerpOp {
 template <typename C>
 struct AddcmulOp {
   C v;
-  __device__ C operator()(C s, C a, C b) const { return s + v * a * b; }
+  __device__ C operator()(C s, C a, C b) const {
+    if constexpr (std::is_integral_v<C>)
+      return wrap_add(s, wrap_mul(wrap_mul(v, a), b));
+    else
+      return s + v * a * b;
+  }
 };
 template <typename C>
 struct AddcdivOp {
@@ -39,25 +47,30 @@ void lerp_out(const plexus_kernel_call& call) {
   });
 }
 
-// addcmul.out / addcdiv.out(self, tensor1, tensor2, *, value, out)
-template <template <typename> class Op>
+// addcmul.out / addcdiv.out(self, tensor1, tensor2, *, value, out); over the
+// numeric dtypes when Integers, else the floating ones.
+template <template <typename> class Op, bool Integers>
 void addc_out(const plexus_kernel_call& call) {
   sdk::Scalar v = sdk::Args(call).scalar(3);
-  visit_float(call.dtype, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
     launch_map<T, T, 4>(
         call, {tensor_arg(call, 4), tensor_arg(call, 0), tensor_arg(call, 1), tensor_arg(call, 2)},
         Op<C>{v.to<C>()});
-  });
+  };
+  if constexpr (Integers)
+    visit_numeric(call.dtype, run);
+  else
+    visit_float(call.dtype, run);
 }
 
 }  // namespace
 
 void register_pointwise(const Registrar& r) {
   r.kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
-  r.kernel<&addc_out<AddcmulOp>>("addcmul.out", kFloatTypes);
-  r.kernel<&addc_out<AddcdivOp>>("addcdiv.out", kFloatTypes);
+  r.kernel<&addc_out<AddcmulOp, true>>("addcmul.out", kNumericTypes);
+  r.kernel<&addc_out<AddcdivOp, false>>("addcdiv.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

@@ -1,9 +1,12 @@
-// Reductions of floating tensors (float16 and bfloat16 accumulate in float): sum, mean, amax, amin
-// over a set of dims and argmax, argmin over one dim or all elements (row-major index). One block
-// per output element (grid-stride over outputs); its threads stride over the
-// reduced elements and combine through block_reduce.
+// Reductions (float16 and bfloat16 accumulate in float): sum (numeric dtypes; integers in 64
+// bits, wrapping), mean (floating), amax, amin (every dtype; bool as its byte) over a set of dims
+// and argmax, argmin (numeric) over one dim or all elements (row-major index). One block per
+// output element (grid-stride over outputs); its threads stride over the reduced elements and
+// combine through block_reduce.
 #include <algorithm>
+#include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "block_reduce.h"
@@ -34,13 +37,14 @@ __device__ __forceinline__ int64_t offset_of(int64_t i, int32_t n, const int64_t
   return off;
 }
 
+// Integers add as uint64 (wrapping, as the cpu does); the store wraps to C.
 template <typename C>
 struct SumOp {
-  using A = C;
-  __device__ A identity() const { return C(0); }
-  __device__ A element(C x, int64_t) const { return x; }
+  using A = std::conditional_t<std::is_integral_v<C>, uint64_t, C>;
+  __device__ A identity() const { return A(0); }
+  __device__ A element(C x, int64_t) const { return A(x); }
   __device__ A combine(A a, A b) const { return a + b; }
-  __device__ C finish(A a, int64_t) const { return a; }
+  __device__ C finish(A a, int64_t) const { return C(a); }
 };
 template <typename C>
 struct MeanOp : SumOp<C> {
@@ -50,11 +54,18 @@ struct MeanOp : SumOp<C> {
 template <typename C, bool IsMax>
 struct ExtremeOp {
   using A = C;
-  __device__ A identity() const { return IsMax ? C(-INFINITY) : C(INFINITY); }
+  __device__ A identity() const {
+    if constexpr (std::is_integral_v<C>)
+      return IsMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+    else
+      return IsMax ? C(-INFINITY) : C(INFINITY);
+  }
   __device__ A element(C x, int64_t) const { return x; }
   __device__ A combine(A a, A b) const {
-    if (a != a) return a;
-    if (b != b) return b;
+    if constexpr (!std::is_integral_v<C>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
     return (IsMax ? b > a : b < a) ? b : a;
   }
   __device__ C finish(A a, int64_t) const { return a; }
@@ -72,7 +83,7 @@ struct Indexed {
 };
 template <typename C>
 __device__ __forceinline__ Indexed<C> shuffle_down(Indexed<C> x, int delta) {
-  return {__shfl_down_sync(PLEXUS_FULL_MASK, x.v, unsigned(delta)),
+  return {gpu::shuffle_down(x.v, delta),  // block_reduce.h's, which this one hides
           __shfl_down_sync(PLEXUS_FULL_MASK, (long long)x.i, unsigned(delta))};
 }
 
@@ -158,7 +169,8 @@ std::vector<int64_t> reduced_dims(const sdk::Args& a, const plexus_tensor& self)
 
 // sum.IntList_out / mean.out(self, dim, keepdim, dtype, out); amax/amin.out(self, dim, keepdim,
 // out)
-template <template <typename> class Op, int OutArg>
+// Over every dtype (bool as its byte) when AllTypes, else the floating ones.
+template <template <typename> class Op, int OutArg, bool AllTypes>
 void reduce_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(OutArg);
@@ -167,10 +179,14 @@ void reduce_out(const plexus_kernel_call& call) {
                                                  sdk::dtype_name(self.dtype) + " but out is " +
                                                  sdk::dtype_name(out.dtype));
   ReduceLayout l = reduce_layout(call, self, out, reduced_dims(a, self));
-  visit_float(self.dtype, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     run_reduce<T, T>(call, l, Op<compute_t<T>>{});
-  });
+  };
+  if constexpr (AllTypes)
+    visit_all(self.dtype, run);
+  else
+    visit_float(self.dtype, run);
 }
 
 // argmax.out / argmin.out(self, dim, keepdim, out): int64 indices.
@@ -186,7 +202,7 @@ void arg_extreme_out(const plexus_kernel_call& call) {
     for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
   ReduceLayout l = reduce_layout(call, self, out, dims);
   if (l.count == 0) return;  // the host rejects an empty reduced dim
-  visit_float(self.dtype, [&](auto tag) {
+  visit_numeric(self.dtype, [&](auto tag) {
     using T = decltype(tag);
     run_reduce<T, int64_t>(call, l, ArgExtremeOp<compute_t<T>, IsMax>{});
   });
@@ -195,12 +211,12 @@ void arg_extreme_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_reduce(const Registrar& r) {
-  r.kernel<&reduce_out<SumOp, 4>>("sum.IntList_out", kFloatTypes);
-  r.kernel<&reduce_out<MeanOp, 4>>("mean.out", kFloatTypes);
-  r.kernel<&reduce_out<MaxOp, 3>>("amax.out", kFloatTypes);
-  r.kernel<&reduce_out<MinOp, 3>>("amin.out", kFloatTypes);
-  r.kernel<&arg_extreme_out<true>>("argmax.out", kFloatTypes);
-  r.kernel<&arg_extreme_out<false>>("argmin.out", kFloatTypes);
+  r.kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", kNumericTypes);
+  r.kernel<&reduce_out<MeanOp, 4, false>>("mean.out", kFloatTypes);
+  r.kernel<&reduce_out<MaxOp, 3, true>>("amax.out", kAllTypes);
+  r.kernel<&reduce_out<MinOp, 3, true>>("amin.out", kAllTypes);
+  r.kernel<&arg_extreme_out<true>>("argmax.out", kNumericTypes);
+  r.kernel<&arg_extreme_out<false>>("argmin.out", kNumericTypes);
 }
 
 }  // namespace plexus::gpu

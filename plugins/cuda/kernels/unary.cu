@@ -1,13 +1,17 @@
-// Math of one floating tensor (float16 and bfloat16 compute in float): neg,
-// abs, relu, clamp, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, silu,
-// gelu ('none' and 'tanh').
+// Math of one tensor (float16 and bfloat16 compute in float): neg, abs,
+// relu, clamp for every numeric dtype (integers wrap: -(-128) and |-128| are
+// -128 in int8), exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, silu, gelu
+// ('none' and 'tanh') for the floating ones.
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string_view>
+#include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "wrapping.h"
 
 namespace plexus::gpu {
 namespace {
@@ -25,9 +29,7 @@ __device__ __forceinline__ C sigmoid(C x) {
   struct Name {                                           \
     __device__ C operator()(C x) const { return (expr); } \
   };
-PLEXUS_UNARY_OP(NegOp, -x)
-PLEXUS_UNARY_OP(AbsOp, fabs(x))
-PLEXUS_UNARY_OP(ReluOp, x < C(0) ? C(0) : x)  // NaN and -0.0 pass through
+PLEXUS_UNARY_OP(NegOp, negate(x))
 PLEXUS_UNARY_OP(ExpOp, exp(x))
 PLEXUS_UNARY_OP(LogOp, log(x))
 PLEXUS_UNARY_OP(SqrtOp, sqrt(x))
@@ -42,6 +44,27 @@ PLEXUS_UNARY_OP(GeluTanhOp,
                 C(0.5) * x * (C(1) + tanh(C(0.7978845608028654) * (x + C(0.044715) * x * x * x))))
 #undef PLEXUS_UNARY_OP
 
+template <typename C>
+struct AbsOp {
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else if constexpr (std::is_integral_v<C>)
+      return x < C(0) ? wrap_neg(x) : x;
+    else
+      return fabs(x);
+  }
+};
+template <typename C>
+struct ReluOp {  // NaN and -0.0 pass through
+  __device__ C operator()(C x) const {
+    if constexpr (std::is_unsigned_v<C>)
+      return x;
+    else
+      return x < C(0) ? C(0) : x;
+  }
+};
+
 // min(max(x, lo), hi) with either bound optional; NaN x stays NaN, a NaN
 // bound makes every element NaN.
 template <typename C>
@@ -49,25 +72,45 @@ struct ClampOp {
   C lo, hi;
   bool has_lo, has_hi;
   __device__ C operator()(C x) const {
-    if (lo != lo || hi != hi) return lo + hi;
+    if constexpr (!std::is_integral_v<C>)
+      if (lo != lo || hi != hi) return lo + hi;
     if (has_lo) x = x < lo ? lo : x;
     if (has_hi) x = hi < x ? hi : x;
     return x;
   }
 };
 
-// out = op(self) for (self, out, at out_arg) arguments and op's compute type.
-template <template <typename> class Op>
+// out = op(self) for (self, out, at out_arg) arguments and op's compute type;
+// over the numeric dtypes when Integers, else the floating ones.
+template <template <typename> class Op, bool Integers = false>
 void unary(const plexus_kernel_call& call, int64_t out_arg) {
-  visit_float(call.dtype, [&](auto tag) {
+  auto run = [&](auto tag) {
     using T = decltype(tag);
     launch_map<T, T, 2>(call, {tensor_arg(call, out_arg), tensor_arg(call, 0)}, Op<compute_t<T>>{});
-  });
+  };
+  if constexpr (Integers)
+    visit_numeric(call.dtype, run);
+  else
+    visit_float(call.dtype, run);
 }
 
-template <template <typename> class Op>
+template <template <typename> class Op, bool Integers = false>
 void unary_out(const plexus_kernel_call& call) {
-  unary<Op>(call, 1);
+  unary<Op, Integers>(call, 1);
+}
+
+// A clamp bound as C: integers saturate to C's range, so a bound outside it
+// clamps nothing (or everything, to the type's limit), as the cpu does.
+template <typename C>
+C clamp_bound(const sdk::Scalar& s) {
+  if constexpr (std::is_integral_v<C>) {
+    int64_t v = s.to_int();
+    constexpr auto lo = static_cast<int64_t>(std::numeric_limits<C>::lowest());
+    constexpr auto hi = static_cast<int64_t>(std::numeric_limits<C>::max());  // no uint64 dtype
+    return static_cast<C>(v < lo ? lo : v > hi ? hi : v);
+  } else {
+    return s.to<C>();
+  }
 }
 
 // gelu.out(self, *, approximate, out)
@@ -87,10 +130,11 @@ void clamp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
   if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
-  visit_float(call.dtype, [&](auto tag) {
+  visit_numeric(call.dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    ClampOp<C> op{min ? min->to<C>() : C(0), max ? max->to<C>() : C(0), bool(min), bool(max)};
+    ClampOp<C> op{min ? clamp_bound<C>(*min) : C(0), max ? clamp_bound<C>(*max) : C(0), bool(min),
+                  bool(max)};
     launch_map<T, T, 2>(call, {tensor_arg(call, 3), tensor_arg(call, 0)}, op);
   });
 }
@@ -98,10 +142,10 @@ void clamp_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_unary(const Registrar& r) {
-  r.kernel<&unary_out<NegOp>>("neg.out", kFloatTypes);
-  r.kernel<&unary_out<AbsOp>>("abs.out", kFloatTypes);
-  r.kernel<&unary_out<ReluOp>>("relu.out", kFloatTypes);
-  r.kernel<&clamp_out>("clamp.out", kFloatTypes);
+  r.kernel<&unary_out<NegOp, true>>("neg.out", kNumericTypes);
+  r.kernel<&unary_out<AbsOp, true>>("abs.out", kNumericTypes);
+  r.kernel<&unary_out<ReluOp, true>>("relu.out", kNumericTypes);
+  r.kernel<&clamp_out>("clamp.out", kNumericTypes);
   r.kernel<&unary_out<ExpOp>>("exp.out", kFloatTypes);
   r.kernel<&unary_out<LogOp>>("log.out", kFloatTypes);
   r.kernel<&unary_out<SqrtOp>>("sqrt.out", kFloatTypes);
