@@ -15,30 +15,10 @@ void cat_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Span<plexus_tensor> tensors = a.tensor_list(0);
   int64_t dim = a.integer(1);
   const plexus_tensor& out = a.tensor(2);
-  if (numel(out) == 0) return;  // also when only legacy empty tensors came
-  if (dim < 0 || dim >= out.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "cat: dim " + std::to_string(dim) + " is not a dim of out (the host wraps it)");
-  int64_t total = 0;  // everything is checked before anything is written
-  for (int64_t i = 0; i < tensors.size(); ++i) {
-    const plexus_tensor& t = tensors[i];
-    bool fits = t.dtype == out.dtype && t.ndim == out.ndim;
-    for (int32_t d = 0; fits && d < t.ndim; ++d) fits = d == dim || t.sizes[d] == out.sizes[d];
-    if (!fits)
-      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-                "cat: tensors[" + std::to_string(i) + "] does not fit out along dim " +
-                    std::to_string(dim) + " (the host checks shapes and converts dtypes first)");
-    total += t.sizes[dim];
-  }
-  if (total != out.sizes[dim])
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "cat: the tensors' sizes along dim " + std::to_string(dim) + " add up to " +
-                  std::to_string(total) + ", but out has " + std::to_string(out.sizes[dim]));
+  if (!sdk::check_cat(tensors, dim, out)) return;  // out is empty; everything checked before writing
   int64_t at = 0;  // where the next piece starts along dim
   for (const plexus_tensor& t : tensors) {
-    plexus_tensor slice = out;
-    slice.sizes = t.sizes;
-    slice.offset = out.offset + at * out.strides[dim];
+    plexus_tensor slice = sdk::cat_slice(out, t, dim, at);
     launch_elementwise(b.device(call.device_index), call.stream, "copy", {t.dtype, t.dtype},
                        {&slice, &t});
     at += t.sizes[dim];

@@ -379,3 +379,47 @@ TEST_CASE("sdk::guard keeps the host's reason when a host call was refused", "[s
   CHECK(st == PLEXUS_ERROR_NOT_FOUND);
   CHECK(host.last_error == "unknown op 'no_such.out'");
 }
+
+TEST_CASE("sdk::check_cat refuses inputs that do not fit out, naming them", "[sdk]") {
+  float buf[64] = {};
+  std::vector<int64_t> out_sizes{2, 5}, out_strides{5, 1};
+  std::vector<int64_t> a_sizes{2, 2}, b_sizes{2, 3}, bad_sizes{3, 3}, strides{8, 1};
+  plexus_tensor out = make_tensor(buf, PLEXUS_DTYPE_F32, out_sizes, out_strides, 4);
+  plexus_tensor a = make_tensor(buf, PLEXUS_DTYPE_F32, a_sizes, strides);
+  plexus_tensor b = make_tensor(buf, PLEXUS_DTYPE_F32, b_sizes, strides);
+  plexus_tensor bad = make_tensor(buf, PLEXUS_DTYPE_F32, bad_sizes, strides);
+  auto message_of = [&](std::vector<plexus_tensor> in, int64_t dim) -> std::string {
+    try {
+      sdk::check_cat({in.data(), static_cast<int64_t>(in.size())}, dim, out);
+    } catch (const sdk::Error& e) {
+      CHECK(e.status() == PLEXUS_ERROR_INVALID_ARGUMENT);
+      return e.what();
+    }
+    return "";
+  };
+  std::vector<plexus_tensor> good{a, b};
+  CHECK(sdk::check_cat({good.data(), 2}, 1, out));
+  CHECK_THAT(message_of({a, bad}, 1), Catch::Contains("tensors[1] does not fit out along dim 1"));
+  CHECK_THAT(message_of({a, a}, 1), Catch::Contains("add up to 4, but out has 5"));
+  CHECK_THAT(message_of({a, b}, 2), Catch::Contains("dim 2 is not a dim of out"));
+  plexus_tensor f16 = b;
+  f16.dtype = PLEXUS_DTYPE_F16;
+  CHECK_THAT(message_of({a, f16}, 1), Catch::Contains("tensors[1]"));
+  // An empty out needs nothing, whatever dim says.
+  std::vector<int64_t> empty_sizes{0, 5};
+  plexus_tensor empty = make_tensor(buf, PLEXUS_DTYPE_F32, empty_sizes, out_strides);
+  CHECK_FALSE(sdk::check_cat({good.data(), 2}, 7, empty));
+}
+
+TEST_CASE("sdk::cat_slice is the part of out one input fills", "[sdk]") {
+  float buf[64] = {};
+  std::vector<int64_t> out_sizes{2, 5}, out_strides{5, 1}, b_sizes{2, 3}, strides{3, 1};
+  plexus_tensor out = make_tensor(buf, PLEXUS_DTYPE_F32, out_sizes, out_strides, 4);
+  plexus_tensor b = make_tensor(buf, PLEXUS_DTYPE_F32, b_sizes, strides);
+  plexus_tensor s = sdk::cat_slice(out, b, 1, 2);
+  CHECK(s.offset == 4 + 2);
+  CHECK(s.sizes == b.sizes);
+  CHECK(s.strides == out.strides);
+  CHECK(s.storage == out.storage);
+  CHECK(sdk::cat_slice(out, b, 0, 1).offset == 4 + 5);
+}

@@ -23,6 +23,7 @@
 #include "plexus/plugin.h"
 #include "plexus/sdk/args.hpp"
 #include "plexus/sdk/backend.hpp"
+#include "plexus/sdk/cat.hpp"
 #include "plexus/sdk/dtype.hpp"
 #include "plexus/sdk/elementwise.hpp"
 #include "plexus/sdk/error.hpp"
