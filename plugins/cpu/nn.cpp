@@ -671,9 +671,7 @@ void layer_norm_out(const plexus_kernel_call& call) {
 
 // ---- max_pool2d -----------------------------------------------------------
 
-struct Pool {
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-};
+using Pool = sdk::Pool2dWindow;  // kernel, stride, padding, dilation as (h, w)
 
 // The window taps [lo, hi) of one output position that land inside [0, size).
 inline void taps(int64_t start, int64_t k, int64_t d, int64_t size, int64_t& lo, int64_t& hi) {
@@ -756,19 +754,7 @@ void max_pool2d_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor& self = a.tensor(0);
   const plexus_tensor& out = a.tensor(6);
-  if (self.ndim != 4 || out.ndim != 4)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "max_pool2d: expected 4-D self and out");
-  Pool p{};
-  int64_t* fields[4] = {p.kernel, p.stride, p.padding, p.dilation};
-  const char* names[4] = {"kernel_size", "stride", "padding", "dilation"};
-  for (int i = 0; i < 4; ++i) {
-    sdk::Span<int64_t> v = a.int_list(1 + i);
-    if (v.size() != 2)
-      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-                std::string("max_pool2d: ") + names[i] + " must have two values");
-    fields[i][0] = v[0];
-    fields[i][1] = v[1];
-  }
+  const Pool p = sdk::read_max_pool2d_window(a);
   sdk::visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)

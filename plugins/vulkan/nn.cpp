@@ -127,18 +127,13 @@ void max_pool2d_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor& self = a.tensor(0);
   const plexus_tensor& out = a.tensor(6);
-  if (self.ndim != 4 || out.ndim != 4)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "max_pool2d: expected 4-D self and out");
+  const sdk::Pool2dWindow w = sdk::read_max_pool2d_window(a);
   PoolPush p{};
-  int32_t* fields[4] = {p.k, p.s, p.p, p.d};
-  const char* names[4] = {"kernel_size", "stride", "padding", "dilation"};
-  for (int i = 0; i < 4; ++i) {
-    sdk::Span<int64_t> v = a.int_list(1 + i);
-    if (v.size() != 2)
-      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-                std::string("max_pool2d: ") + names[i] + " must have two values");
-    fields[i][0] = int32_t(v[0]);
-    fields[i][1] = int32_t(v[1]);
+  for (int i = 0; i < 2; ++i) {
+    p.k[i] = int32_t(w.kernel[i]);
+    p.s[i] = int32_t(w.stride[i]);
+    p.p[i] = int32_t(w.padding[i]);
+    p.d[i] = int32_t(w.dilation[i]);
   }
   int64_t n = numel(out);
   if (n == 0) return;

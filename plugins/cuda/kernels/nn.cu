@@ -197,9 +197,7 @@ void layer_norm_out(const plexus_kernel_call& call) {
   check_launch(call, "layer_norm_kernel");
 }
 
-struct Pool {
-  int64_t kernel[2], stride[2], padding[2], dilation[2];
-};
+using Pool = sdk::Pool2dWindow;  // kernel, stride, padding, dilation as (h, w)
 
 // One output element per thread: the max over its window's taps inside the
 // input (padding never wins); a NaN wins.
@@ -232,19 +230,7 @@ __global__ void max_pool2d_kernel(Layout<2> l, Pool p, int64_t h, int64_t w) {
 void max_pool2d_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(6);
-  if (self.ndim != 4 || out.ndim != 4)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "max_pool2d: expected 4-D self and out");
-  Pool p{};
-  int64_t* fields[4] = {p.kernel, p.stride, p.padding, p.dilation};
-  const char* names[4] = {"kernel_size", "stride", "padding", "dilation"};
-  for (int i = 0; i < 4; ++i) {
-    sdk::Span<int64_t> v = a.int_list(1 + i);
-    if (v.size() != 2)
-      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-                std::string("max_pool2d: ") + names[i] + " must have two values");
-    fields[i][0] = v[0];
-    fields[i][1] = v[1];
-  }
+  const Pool p = sdk::read_max_pool2d_window(a);
   Layout<2> l{};  // out's 4 dims as they are (no merging): the kernel reads them by position
   l.ndim = 4;
   l.numel = out.sizes[0] * out.sizes[1] * out.sizes[2] * out.sizes[3];

@@ -30,4 +30,5 @@
 #include "plexus/sdk/half.hpp"
 #include "plexus/sdk/host.hpp"
 #include "plexus/sdk/kernel.hpp"
+#include "plexus/sdk/pool.hpp"
 #include "plexus/sdk/tensor_view.hpp"
