@@ -17,7 +17,7 @@ struct RawBuffer {
   VkDeviceSize size = 0;
 };
 
-// Creates a storage/transfer buffer with a device address in memory type
+// Creates a storage/transfer/uniform-texel buffer with a device address in memory type
 // `type`, mapped when `map`. Throws OUT_OF_MEMORY when the device refuses.
 RawBuffer create_raw_buffer(VkDevice dev, VkDeviceSize size, uint32_t type, bool map);
 void destroy_raw_buffer(VkDevice dev, RawBuffer& b);

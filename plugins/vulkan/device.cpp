@@ -138,11 +138,36 @@ Device::Device(VkPhysicalDevice phys) {
     if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family_ = i;
   if (family_ == nfam) sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": no compute queue");
 
+  info_.packed = packed_supported(phys, p.limits);
+  info_.max_storage_range = p.limits.maxStorageBufferRange;
   create_logical_device(phys);
+  if (info_.packed) {
+    push_descriptor_set_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
+        vkGetDeviceProcAddr(dev_, "vkCmdPushDescriptorSetKHR"));
+    info_.packed = push_descriptor_set_ != nullptr;
+  }
   memory_.init(dev_, uint32_t(device_type), mappable, info_.max_allocation);
-  pipelines_ = std::make_unique<Pipelines>(dev_);
+  if (info_.packed) memory_.enable_texel_views(p.limits.maxTexelBufferElements);
+  pipelines_ = std::make_unique<Pipelines>(dev_, info_.packed);
   init_stream(default_stream_);
   streams_.push_back(&default_stream_);
+}
+
+bool Device::packed_supported(VkPhysicalDevice phys, const VkPhysicalDeviceLimits& limits) {
+  uint32_t n = 0;
+  vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, nullptr);
+  std::vector<VkExtensionProperties> ext(n);
+  vkEnumerateDeviceExtensionProperties(phys, nullptr, &n, ext.data());
+  bool push = false;
+  for (const VkExtensionProperties& e : ext)
+    push = push || std::strcmp(e.extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
+  VkFormatProperties fp{};
+  vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32G32B32A32_UINT, &fp);
+  // A 256 MiB block must fit one view; offsets are 16-byte aligned.
+  return push && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+         limits.maxTexelBufferElements >= (uint32_t{256} << 20) / 16 &&
+         limits.minTexelBufferOffsetAlignment <= 16 &&
+         limits.minStorageBufferOffsetAlignment <= 16 && limits.maxStorageBufferRange >= 65536;
 }
 
 void Device::create_logical_device(VkPhysicalDevice phys) {
@@ -156,6 +181,11 @@ void Device::create_logical_device(VkPhysicalDevice phys) {
   VkDeviceCreateInfo di{VK_STRUCTURE_TYPE_DEVICE_CREATE_INFO, &f.f2};
   di.queueCreateInfoCount = 1;
   di.pQueueCreateInfos = &qi;
+  const char* extensions[] = {VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME};
+  if (info_.packed) {
+    di.enabledExtensionCount = 1;
+    di.ppEnabledExtensionNames = extensions;
+  }
   vk_check(vkCreateDevice(phys, &di, nullptr, &dev_), "vkCreateDevice");
   vkGetDeviceQueue(dev_, family_, 0, &queue_);
 }

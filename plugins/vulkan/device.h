@@ -28,6 +28,11 @@ struct DeviceInfo {
   uint32_t subgroup_size = 0;
   bool subgroup_arithmetic = false;
   VkDeviceSize max_allocation = 0;
+  // The packed path of launch.cpp: VK_KHR_push_descriptor and uniform texel
+  // buffers of R32G32B32A32_UINT; its storage-buffer binding may span at most
+  // max_storage_range bytes.
+  bool packed = false;
+  VkDeviceSize max_storage_range = 0;
 };
 
 class Device {
@@ -60,6 +65,16 @@ class Device {
                 uint32_t push_size, const int32_t* meta, size_t meta_words, uint32_t groups_x,
                 uint32_t groups_y = 1, uint32_t groups_z = 1);
 
+  // Records one dispatch of a packed module (shaders/elementwise.glsl) on
+  // `stream`: binding 0 is bytes [out_offset, out_offset + out_range) of
+  // out's buffer, bindings 1 and 2 the texel views in1 and in2.
+  void dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
+                       void* push, uint32_t push_size, const Allocation* out,
+                       VkDeviceSize out_offset, VkDeviceSize out_range, VkBufferView in1,
+                       VkBufferView in2, uint32_t groups);
+  // The whole-block texel view of a's block (VK_NULL_HANDLE when there is none).
+  VkBufferView texel_view(const Allocation* a) { return memory_.texel_view(a->block); }
+
   // Streams and events.
   Stream* create_stream();
   void destroy_stream(Stream* s);
@@ -73,6 +88,8 @@ class Device {
  private:
   Stream& stream_of(void* s) { return s ? *static_cast<Stream*>(s) : default_stream_; }
   void create_logical_device(VkPhysicalDevice phys);
+  // Whether phys offers what the packed path needs (before the device exists).
+  bool packed_supported(VkPhysicalDevice phys, const VkPhysicalDeviceLimits& limits);
   void init_stream(Stream& s);
   // The stream's open batch, ready for one more command (its lock held).
   Batch& record(Stream& s);
@@ -94,6 +111,7 @@ class Device {
   std::mutex queue_mu_;
   MemoryPool memory_;
   std::unique_ptr<Pipelines> pipelines_;
+  PFN_vkCmdPushDescriptorSetKHR push_descriptor_set_ = nullptr;
 
   Stream default_stream_;
   std::mutex streams_mu_;

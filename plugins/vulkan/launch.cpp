@@ -4,7 +4,76 @@
 #include <cstring>
 #include <vector>
 
+#include "shaders.h"
+
 namespace plexus::vulkan {
+namespace {
+
+// The packed module of `module` ("binary.f32" -> "binary_packed.f32"), or "".
+std::string packed_module(const char* module) {
+  std::string m(module);
+  size_t dot = m.find('.');
+  if (dot == std::string::npos) return "";
+  m.insert(dot, "_packed");
+  return find_spirv(m.c_str()) ? m : "";
+}
+
+// Byte offset of t's element 0 within its allocation's block.
+VkDeviceSize block_offset(const plexus_tensor& t) {
+  const auto* a = static_cast<const Allocation*>(t.storage);
+  return a->offset + VkDeviceSize(t.offset) * sdk::dtype_size(t.dtype);
+}
+
+// The packed path: float32 tensors (out first, then one or two inputs), all
+// contiguous with n elements, each starting on a 16-byte boundary. Records
+// the n / 4 * 4 leading elements and returns how many it covered (0: the
+// path does not apply, nothing was recorded).
+int64_t launch_packed(Device& dev, void* stream, const char* module,
+                      std::initializer_list<int32_t> spec,
+                      std::initializer_list<const plexus_tensor*> tensors, ElementwisePush push,
+                      int64_t n) {
+  if (!dev.info().packed || n < 4 || tensors.size() < 2 || tensors.size() > 3) return 0;
+  for (const plexus_tensor* t : tensors) {
+    if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0) return 0;
+    int64_t expect = 1;  // contiguous: strides are the suffix products of sizes
+    for (int32_t d = t->ndim - 1; d >= 0; --d) {
+      if (t->sizes[d] != 1 && t->strides[d] != expect) return 0;
+      expect *= t->sizes[d];
+    }
+  }
+  std::string packed = packed_module(module);
+  if (packed.empty()) return 0;
+  const plexus_tensor& out = **tensors.begin();
+  VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  VkDeviceSize first[2] = {0, 0};  // each input's first texel
+  int k = 0;
+  for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k) {
+    views[k] = dev.texel_view(static_cast<const Allocation*>((*it)->storage));
+    if (!views[k]) return 0;
+    first[k] = block_offset(**it) / 16;
+  }
+  // One dispatch per chunk, which the storage-buffer binding can span.
+  const int64_t chunk = int64_t(std::min<VkDeviceSize>(dev.info().max_storage_range,
+                                                       VkDeviceSize{64} << 20) /
+                                16 * 4);
+  const int64_t covered = n / 4 * 4;
+  const auto* out_alloc = static_cast<const Allocation*>(out.storage);
+  const VkDeviceSize out_first = VkDeviceSize(out.offset) * 4;
+  for (int64_t e0 = 0; e0 < covered; e0 += chunk) {
+    int64_t m = std::min(chunk, covered - e0);
+    push.t[1] = first[0] + uint64_t(e0 / 4);
+    push.t[2] = first[1] + uint64_t(e0 / 4);
+    push.n = uint32_t(m);
+    // 512 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
+    uint32_t groups = uint32_t((m / 4 + 2047) / 2048);
+    dev.dispatch_packed(stream, packed.c_str(), spec, &push, sizeof push, out_alloc,
+                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4, views[0], views[1],
+                        groups);
+  }
+  return covered;
+}
+
+}  // namespace
 
 uint64_t address_of(const plexus_tensor& t) {
   const auto* a = static_cast<const Allocation*>(t.storage);
@@ -73,6 +142,26 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
   if (n > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " + std::to_string(n) +
                                             " elements; at most 2^31 - 1 per kernel");
+  if (int64_t done = launch_packed(dev, stream, module, spec, tensors, push, n); done > 0) {
+    if (done == n) return;
+    // The last n % 4 elements go the general way, as 1-D views of the tails.
+    const int64_t tail = n - done, one = 1;
+    std::vector<plexus_tensor> rest;
+    for (const plexus_tensor* t : tensors) {
+      plexus_tensor r = *t;
+      r.offset += done;
+      r.sizes = &tail;
+      r.strides = &one;
+      r.ndim = 1;
+      rest.push_back(r);
+    }
+    const plexus_tensor* p[3] = {&rest[0], &rest[1], rest.size() > 2 ? &rest[2] : nullptr};
+    if (rest.size() == 2)
+      launch_elementwise(dev, stream, module, spec, {p[0], p[1]}, push);
+    else
+      launch_elementwise(dev, stream, module, spec, {p[0], p[1], p[2]}, push);
+    return;
+  }
   // Collapse: drop size-1 dims, merge dim d into d+1 when every tensor is
   // contiguous across them. Kept dims are listed outermost first.
   const int nt = int(tensors.size());

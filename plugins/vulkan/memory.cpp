@@ -18,8 +18,26 @@ MemoryPool::~MemoryPool() {
 
 void MemoryPool::destroy() {
   std::lock_guard<std::mutex> lock(mu_);
-  for (auto& b : blocks_) destroy_raw_buffer(dev_, b->raw);
+  for (auto& b : blocks_) destroy_block(*b);
   blocks_.clear();
+}
+
+void MemoryPool::destroy_block(Block& b) {
+  if (b.texel_view) vkDestroyBufferView(dev_, b.texel_view, nullptr);
+  b.texel_view = VK_NULL_HANDLE;
+  destroy_raw_buffer(dev_, b.raw);
+}
+
+VkBufferView MemoryPool::texel_view(Block* b) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (b->texel_view || b->raw.size / 16 > max_texels_) return b->texel_view;
+  VkBufferViewCreateInfo vi{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
+  vi.buffer = b->raw.buffer;
+  vi.format = VK_FORMAT_R32G32B32A32_UINT;
+  vi.offset = 0;
+  vi.range = b->raw.size / 16 * 16;
+  vk_check(vkCreateBufferView(dev_, &vi, nullptr, &b->texel_view), "vkCreateBufferView");
+  return b->texel_view;
 }
 
 Block* MemoryPool::add_block(VkDeviceSize size) {
@@ -71,7 +89,7 @@ void MemoryPool::release(Allocation* a) {
   std::lock_guard<std::mutex> lock(mu_);
   Block* b = a->block;
   if (b->dedicated) {
-    destroy_raw_buffer(dev_, b->raw);
+    destroy_block(*b);
     blocks_.erase(std::find_if(blocks_.begin(), blocks_.end(),
                                [b](const std::unique_ptr<Block>& p) { return p.get() == b; }));
   } else {

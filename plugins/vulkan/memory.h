@@ -22,6 +22,9 @@ struct Block {
   RawBuffer raw;
   std::map<VkDeviceSize, VkDeviceSize> free;
   bool dedicated = false;  // holds one allocation; freed with it
+  // A R32G32B32A32_UINT uniform texel buffer view of the whole block, made on
+  // first use by the packed kernels (launch.cpp); null until then.
+  VkBufferView texel_view = VK_NULL_HANDLE;
 };
 
 // One tensor's memory: [offset, offset + size) of a block's buffer.
@@ -46,17 +49,24 @@ class MemoryPool {
   // work still uses it).
   void release(Allocation* a);
   void destroy();
+  // Lets texel_view() make views of blocks of at most max_texels 16-byte texels.
+  void enable_texel_views(VkDeviceSize max_texels) { max_texels_ = max_texels; }
+  // The block's whole-block 16-byte texel view (made now if need be), or
+  // VK_NULL_HANDLE when views are not enabled or the block is too large for one.
+  VkBufferView texel_view(Block* b);
 
  private:
   static constexpr VkDeviceSize kBlockSize = VkDeviceSize{256} << 20;
   static constexpr VkDeviceSize kAlignment = 256;
   Block* add_block(VkDeviceSize size);
+  void destroy_block(Block& b);
 
   std::mutex mu_;
   VkDevice dev_ = VK_NULL_HANDLE;
   uint32_t type_ = 0;
   bool mappable_ = false;
   VkDeviceSize limit_ = 0;
+  VkDeviceSize max_texels_ = 0;
   std::vector<std::unique_ptr<Block>> blocks_;
 };
 

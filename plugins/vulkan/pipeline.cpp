@@ -6,21 +6,47 @@
 
 namespace plexus::vulkan {
 
-Pipelines::Pipelines(VkDevice dev) : dev_(dev) {
+Pipelines::Pipelines(VkDevice dev, bool packed_layout) : dev_(dev) {
   VkPushConstantRange range{VK_SHADER_STAGE_COMPUTE_BIT, 0, kPushConstantBytes};
   VkPipelineLayoutCreateInfo li{VK_STRUCTURE_TYPE_PIPELINE_LAYOUT_CREATE_INFO};
   li.pushConstantRangeCount = 1;
   li.pPushConstantRanges = &range;
   vk_check(vkCreatePipelineLayout(dev_, &li, nullptr, &layout_), "vkCreatePipelineLayout");
+  if (!packed_layout) return;
+  VkDescriptorSetLayoutBinding b[kPackedBindings];
+  for (uint32_t i = 0; i < kPackedBindings; ++i)
+    b[i] = {i,
+            i == 0 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+            1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
+  VkDescriptorSetLayoutCreateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
+  si.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;
+  si.bindingCount = kPackedBindings;
+  si.pBindings = b;
+  VkResult r = vkCreateDescriptorSetLayout(dev_, &si, nullptr, &packed_set_);
+  if (r == VK_SUCCESS) {
+    li.setLayoutCount = 1;
+    li.pSetLayouts = &packed_set_;
+    r = vkCreatePipelineLayout(dev_, &li, nullptr, &packed_layout_);
+  }
+  if (r != VK_SUCCESS) {
+    if (packed_set_) vkDestroyDescriptorSetLayout(dev_, packed_set_, nullptr);
+    vkDestroyPipelineLayout(dev_, layout_, nullptr);
+    vk_check(r, "creating the packed pipeline layout");
+  }
 }
 
 Pipelines::~Pipelines() {
   for (auto& [k, p] : pipelines_) vkDestroyPipeline(dev_, p, nullptr);
   for (auto& [k, m] : modules_) vkDestroyShaderModule(dev_, m, nullptr);
   vkDestroyPipelineLayout(dev_, layout_, nullptr);
+  if (packed_layout_) vkDestroyPipelineLayout(dev_, packed_layout_, nullptr);
+  if (packed_set_) vkDestroyDescriptorSetLayout(dev_, packed_set_, nullptr);
 }
 
-VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spec) {
+VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spec, bool packed) {
+  if (packed && !packed_layout_)
+    sdk::fail(PLEXUS_ERROR_INTERNAL,
+              std::string("vulkan: packed module '") + module + "' without push descriptors");
   std::string key(module);
   for (int32_t v : spec) {
     key += ':';
@@ -54,7 +80,7 @@ VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spe
   pi.stage.module = sm;
   pi.stage.pName = "main";
   pi.stage.pSpecializationInfo = entries.empty() ? nullptr : &si;
-  pi.layout = layout_;
+  pi.layout = packed ? packed_layout_ : layout_;
   VkPipeline p = VK_NULL_HANDLE;
   vk_check(vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &pi, nullptr, &p),
            (std::string("vkCreateComputePipelines(") + key + ")").c_str());

@@ -345,4 +345,37 @@ void Device::dispatch(void* stream, const char* module, std::initializer_list<in
   maybe_submit(s);
 }
 
+void Device::dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
+                             void* push, uint32_t push_size, const Allocation* out,
+                             VkDeviceSize out_offset, VkDeviceSize out_range, VkBufferView in1,
+                             VkBufferView in2, uint32_t groups) {
+  if (groups == 0) return;
+  VkPipeline pipeline = pipelines_->get(module, spec, true);
+  Stream& s = stream_of(stream);
+  std::lock_guard<std::mutex> lock(s.mu);
+  Batch& b = record(s);
+  VkDescriptorBufferInfo out_info{out->buffer, out->offset + out_offset, out_range};
+  VkBufferView views[2] = {in1, in2 ? in2 : in1};
+  VkWriteDescriptorSet w[Pipelines::kPackedBindings];
+  for (uint32_t i = 0; i < Pipelines::kPackedBindings; ++i) {
+    w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};
+    w[i].dstBinding = i;
+    w[i].descriptorCount = 1;
+    if (i == 0) {
+      w[i].descriptorType = VK_DESCRIPTOR_TYPE_STORAGE_BUFFER;
+      w[i].pBufferInfo = &out_info;
+    } else {
+      w[i].descriptorType = VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER;
+      w[i].pTexelBufferView = &views[i - 1];
+    }
+  }
+  vkCmdBindPipeline(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+  push_descriptor_set_(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->packed_layout(), 0,
+                       Pipelines::kPackedBindings, w);
+  vkCmdPushConstants(b.cb, pipelines_->packed_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size,
+                     push);
+  vkCmdDispatch(b.cb, groups, 1, 1);
+  maybe_submit(s);
+}
+
 }  // namespace plexus::vulkan

@@ -35,7 +35,10 @@ namespace plexus::vulkan {
                                                       X(vkCreatePipelineLayout)                   \
                                                           X(vkDestroyPipelineLayout)              \
                                                               X(vkCreateComputePipelines)         \
-                                                                  X(vkDestroyPipeline)
+                                                                  X(vkDestroyPipeline)            \
+  X(vkCreateBufferView) X(vkDestroyBufferView) X(vkCreateDescriptorSetLayout)                     \
+      X(vkDestroyDescriptorSetLayout) X(vkEnumerateDeviceExtensionProperties)                     \
+          X(vkGetPhysicalDeviceFormatProperties) X(vkGetDeviceProcAddr)
 
 #define PLEXUS_VK_DECLARE(name) extern PFN_##name name;
 PLEXUS_VK_FUNCTIONS(PLEXUS_VK_DECLARE)

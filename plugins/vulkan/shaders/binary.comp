@@ -73,9 +73,17 @@ C apply(C a, C b, C alpha) {
 void main() {
   C alpha = SCALAR(pc.s0);
   C scalar_b = SCALAR(pc.s1);
+#ifdef PACKED
+  FOR_EACH_QUAD(q) {
+    vec4 a = packed_load1(q), b = SCALAR_B == 1 ? vec4(scalar_b) : packed_load2(q), r;
+    [[unroll]] for (int c = 0; c < 4; ++c) r[c] = apply(a[c], b[c], alpha);
+    packed_store(q, r);
+  }
+#else
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
     C b = SCALAR_B == 1 ? scalar_b : LOAD(pc.t[2], o.z);
     STORE(pc.t[0], o.x, apply(LOAD(pc.t[1], o.y), b, alpha));
   }
+#endif
 }

@@ -2,7 +2,24 @@
 // one shape (t[0] the output), n elements, and their strides. With ndim <= 1
 // the strides are st[]; otherwise meta holds sizes[ndim] then ndim strides
 // per tensor. Each invocation walks the elements grid-stride.
+//
+// Compiled with -DPACKED (the "<family>_packed" modules, float32 only), the
+// same shader runs the packed path instead (launch.cpp: contiguous tensors
+// whose data start on 16 bytes): every invocation handles PACKED_QUADS groups
+// of four elements; inputs are read as 16-byte texels from uniform texel
+// buffers (whole-block R32G32B32A32_UINT views; t[1], t[2] hold each input's
+// first texel), the output is written as 16-byte stores to the storage buffer
+// at binding 0, which starts at the output's first element; n counts elements
+// and is a multiple of 4. On lavapipe a texel fetch is a branchless vector
+// gather, while a storage-buffer or device-address load is a loop over the
+// lanes, so this path is several times faster there (plugins/vulkan/README.md).
+#ifdef PACKED
+#define PACKED_LOCAL 512
+#define PACKED_QUADS 4
+layout(local_size_x = PACKED_LOCAL) in;
+#else
 layout(local_size_x = 256) in;
+#endif
 
 layout(push_constant, scalar) uniform Push {
   uint64_t meta;
@@ -31,3 +48,23 @@ ivec4 offsets(uint i) {
 
 #define FOR_EACH_ELEMENT(i) \
   for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * 256u)
+
+#ifdef PACKED
+#extension GL_EXT_control_flow_attributes : require
+layout(std430, binding = 0) writeonly buffer PackedOut { u64vec2 q[]; } packed_out;
+layout(binding = 1) uniform usamplerBuffer packed_in1;
+layout(binding = 2) uniform usamplerBuffer packed_in2;
+
+vec4 packed_load1(uint q) { return uintBitsToFloat(texelFetch(packed_in1, int(uint(pc.t[1]) + q))); }
+vec4 packed_load2(uint q) { return uintBitsToFloat(texelFetch(packed_in2, int(uint(pc.t[2]) + q))); }
+void packed_store(uint q, vec4 v) {
+  uvec4 u = floatBitsToUint(v);
+  packed_out.q[q] = u64vec2(packUint2x32(u.xy), packUint2x32(u.zw));
+}
+// The statement after it runs for each of this invocation's quads q < n / 4
+// (unrolled straight-line code: lavapipe runs loops slower than masked ifs).
+#define FOR_EACH_QUAD(q)                                                             \
+  [[unroll]] for (uint packed_k = 0u, q = 0u; packed_k < PACKED_QUADS; ++packed_k)   \
+    if ((q = gl_WorkGroupID.x * (PACKED_LOCAL * PACKED_QUADS) + gl_LocalInvocationID.x + \
+             packed_k * PACKED_LOCAL) < pc.n / 4u)
+#endif

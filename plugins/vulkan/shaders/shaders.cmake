@@ -8,6 +8,9 @@
 # cannot. Which op of a family a pipeline runs is a specialization constant
 # instead (one SPIR-V module per family and dtype; the driver folds the switch
 # when it builds the pipeline).
+#
+# "family+DEFINE" compiles family.comp once more with -DDEFINE, as the
+# modules "family_define.<dtype>" (binary+PACKED: binary_packed.f32).
 
 # Shader families and the dtypes each is compiled for ("-" : no dtype define).
 set(_all "bool,u8,i8,i16,i32,i64,f16,bf16,f32,f64")
@@ -17,7 +20,8 @@ set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "fill:-"
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
-  "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}")
+  "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}"
+  "binary+PACKED:f32" "unary+PACKED:f32")
 
 function(plexus_vulkan_shaders out_source)
   set(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/shaders)
@@ -32,22 +36,30 @@ function(plexus_vulkan_shaders out_source)
     list(GET parts 0 family)
     list(GET parts 1 dtypes)
     string(REPLACE "," ";" dtypes "${dtypes}")
+    set(source ${family})
+    set(variant_defines)
+    if(family MATCHES "^([a-z0-9_]+)\\+([A-Z0-9_]+)$")
+      set(source ${CMAKE_MATCH_1})
+      string(TOLOWER ${CMAKE_MATCH_2} variant)
+      set(family ${source}_${variant})
+      set(variant_defines -D${CMAKE_MATCH_2})
+    endif()
     foreach(dtype IN LISTS dtypes)
       if(dtype STREQUAL "-")
         set(name ${family})
-        set(defines)
+        set(defines ${variant_defines})
       else()
         set(name ${family}.${dtype})
         string(TOUPPER ${dtype} upper)
-        set(defines -DDTYPE_${upper})
+        set(defines -DDTYPE_${upper} ${variant_defines})
       endif()
       string(REPLACE "." "_" ident ${name})
       set(inc ${out_dir}/${name}.inc)
       add_custom_command(
         OUTPUT ${inc}
         COMMAND Vulkan::glslc --target-env=vulkan1.2 -O -fshader-stage=compute -mfmt=c
-                -I${src_dir} ${defines} -o ${inc} ${src_dir}/${family}.comp
-        DEPENDS ${src_dir}/${family}.comp ${headers}
+                -I${src_dir} ${defines} -o ${inc} ${src_dir}/${source}.comp
+        DEPENDS ${src_dir}/${source}.comp ${headers}
         COMMENT "glslc ${name}" VERBATIM)
       list(APPEND incs ${inc})
       string(APPEND table_includes "const uint32_t k_${ident}[] =\n#include \"${name}.inc\"\n;\n")

@@ -70,8 +70,16 @@ C apply(C x, C lo, C hi) {
 
 void main() {
   C lo = SCALAR(pc.s0), hi = SCALAR(pc.s1);
+#ifdef PACKED
+  FOR_EACH_QUAD(q) {
+    vec4 a = packed_load1(q), r;
+    [[unroll]] for (int c = 0; c < 4; ++c) r[c] = apply(a[c], lo, hi);
+    packed_store(q, r);
+  }
+#else
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
     STORE(pc.t[0], o.x, apply(LOAD(pc.t[1], o.y), lo, hi));
   }
+#endif
 }

@@ -1,0 +1,70 @@
+// The vulkan plugin's packed path (plugins/vulkan/launch.cpp): contiguous
+// float32 elementwise kernels whose tensors start on 16 bytes run as 16-byte
+// texel loads and stores, and the last n % 4 elements go the general way.
+// These cases cross both boundaries: lengths around multiples of 4 and views
+// starting 0..5 elements into their storage (aligned or not), for a binary op,
+// a binary op with a scalar, and a unary op, each checked element by element
+// against the same arithmetic on the host.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/factories.h"
+#include "plexus/ops_elementwise.h"
+#include "plexus/plugins.h"
+#include "plexus/tensor.h"
+
+namespace {
+
+void load_vulkan_plugin() {
+  plexus::PluginLoadOptions o;
+  o.search_paths = {PLEXUS_VULKAN_PLUGIN_DIR};
+  o.use_environment = false;
+  o.use_default_paths = false;
+  o.allow = {"vulkan"};
+  for (const plexus::PluginRecord& r : plexus::load_plugins(o))
+    if (r.name == "vulkan") REQUIRE(r.state == plexus::PluginRecord::State::Loaded);
+}
+
+// n values starting `offset` elements into a storage of offset + n + 3, on dev.
+plexus::Tensor values(int64_t n, int64_t offset, float scale, plexus::Device dev) {
+  std::vector<float> host(size_t(offset + n + 3));
+  for (size_t i = 0; i < host.size(); ++i) host[i] = scale * float(int64_t(i % 97) - 40);
+  plexus::Tensor all =
+      plexus::from_blob(host.data(), {int64_t(host.size())}, plexus::TensorOptions(plexus::DType::F32)).to(dev);
+  return all.narrow(0, offset, n);
+}
+
+}  // namespace
+
+TEST_CASE("packed float32 kernels are right at every length and alignment") {
+  load_vulkan_plugin();
+  plexus::Device dev = plexus::Device::parse("vulkan:0");
+  for (int64_t n : {1, 3, 4, 5, 7, 8, 9, 4097, 1 << 20, (1 << 20) + 3}) {
+    for (int64_t off_a : {0, 1, 4, 5}) {
+      int64_t off_b = (off_a + 3) % 6, off_out = off_a == 4 ? 4 : 2 - off_a % 2;
+      CAPTURE(n, off_a, off_b, off_out);
+      plexus::Tensor a = values(n, off_a, 0.25f, dev), b = values(n, off_b, -1.5f, dev);
+      plexus::Tensor out = plexus::zeros({n + off_out + 2}, plexus::TensorOptions(plexus::DType::F32, dev));
+      plexus::Tensor o = out.narrow(0, off_out, n);
+      plexus::add_out(o, a, b, 2);
+      std::vector<float> ha = a.cpu().tolist<float>(), hb = b.cpu().tolist<float>();
+      std::vector<float> sum = out.cpu().tolist<float>();
+      std::vector<float> prod = plexus::mul(a, plexus::Scalar(3.0)).cpu().tolist<float>();
+      std::vector<float> relu = plexus::relu(b).cpu().tolist<float>();
+      int bad = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        float want = ha[i] + 2.0f * hb[i];
+        bad += sum[off_out + i] != want;
+        bad += prod[i] != ha[i] * 3.0f;
+        bad += relu[i] != std::max(hb[i], 0.0f);
+      }
+      // Nothing around the output view was written.
+      for (int64_t i = 0; i < off_out; ++i) bad += sum[i] != 0.0f;
+      for (int64_t i = off_out + n; i < int64_t(sum.size()); ++i) bad += sum[i] != 0.0f;
+      CHECK(bad == 0);
+    }
+  }
+  plexus::unload_plugins();
+}
