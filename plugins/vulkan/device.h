@@ -67,11 +67,12 @@ class Device {
 
   // Records one dispatch of a packed module (shaders/elementwise.glsl) on
   // `stream`: binding 0 is bytes [out_offset, out_offset + out_range) of
-  // out's buffer, bindings 1 and 2 the texel views in1 and in2.
+  // out's buffer, bindings 1, 2, ... the texel views `in` (at least one; the
+  // bindings after them repeat in[0]).
   void dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
                        void* push, uint32_t push_size, const Allocation* out,
-                       VkDeviceSize out_offset, VkDeviceSize out_range, VkBufferView in1,
-                       VkBufferView in2, uint32_t groups);
+                       VkDeviceSize out_offset, VkDeviceSize out_range,
+                       std::initializer_list<VkBufferView> in, uint32_t groups);
   // The whole-block texel view of a's block (VK_NULL_HANDLE when there is none).
   VkBufferView texel_view(const Allocation* a) { return memory_.texel_view(a->block); }
 

@@ -18,12 +18,6 @@ std::string packed_module(const char* module) {
   return find_spirv(m.c_str()) ? m : "";
 }
 
-// Byte offset of t's element 0 within its allocation's block.
-VkDeviceSize block_offset(const plexus_tensor& t) {
-  const auto* a = static_cast<const Allocation*>(t.storage);
-  return a->offset + VkDeviceSize(t.offset) * sdk::dtype_size(t.dtype);
-}
-
 // The packed path: float32 tensors (out first, then one or two inputs), all
 // contiguous with n elements, each starting on a 16-byte boundary. Records
 // the n / 4 * 4 leading elements and returns how many it covered (0: the
@@ -33,25 +27,18 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
                       std::initializer_list<const plexus_tensor*> tensors, ElementwisePush push,
                       int64_t n) {
   if (!dev.info().packed || n < 4 || tensors.size() < 2 || tensors.size() > 3) return 0;
-  for (const plexus_tensor* t : tensors) {
-    if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0) return 0;
-    int64_t expect = 1;  // contiguous: strides are the suffix products of sizes
-    for (int32_t d = t->ndim - 1; d >= 0; --d) {
-      if (t->sizes[d] != 1 && t->strides[d] != expect) return 0;
-      expect *= t->sizes[d];
-    }
-  }
+  for (const plexus_tensor* t : tensors)
+    if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0 ||
+        !is_contiguous(*t))
+      return 0;
   std::string packed = packed_module(module);
   if (packed.empty()) return 0;
   const plexus_tensor& out = **tensors.begin();
   VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-  VkDeviceSize first[2] = {0, 0};  // each input's first texel
+  uint64_t first[2] = {0, 0};  // each input's first texel
   int k = 0;
-  for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k) {
-    views[k] = dev.texel_view(static_cast<const Allocation*>((*it)->storage));
-    if (!views[k]) return 0;
-    first[k] = block_offset(**it) / 16;
-  }
+  for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k)
+    if (!texel_source(dev, **it, views[k], first[k])) return 0;
   // One dispatch per chunk, which the storage-buffer binding can span.
   const int64_t chunk = int64_t(std::min<VkDeviceSize>(dev.info().max_storage_range,
                                                        VkDeviceSize{64} << 20) /
@@ -67,13 +54,35 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
     // 512 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
     uint32_t groups = uint32_t((m / 4 + 2047) / 2048);
     dev.dispatch_packed(stream, packed.c_str(), spec, &push, sizeof push, out_alloc,
-                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4, views[0], views[1],
-                        groups);
+                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4,
+                        {views[0], views[1]}, groups);
   }
   return covered;
 }
 
 }  // namespace
+
+VkDeviceSize block_offset(const plexus_tensor& t) {
+  const auto* a = static_cast<const Allocation*>(t.storage);
+  return a->offset + VkDeviceSize(t.offset) * sdk::dtype_size(t.dtype);
+}
+
+bool is_contiguous(const plexus_tensor& t) {
+  int64_t expect = 1;  // strides are the suffix products of the sizes
+  for (int32_t d = t.ndim - 1; d >= 0; --d) {
+    if (t.sizes[d] != 1 && t.strides[d] != expect) return false;
+    expect *= t.sizes[d];
+  }
+  return true;
+}
+
+bool texel_source(Device& dev, const plexus_tensor& t, VkBufferView& view, uint64_t& first) {
+  if (!dev.info().packed || t.dtype != PLEXUS_DTYPE_F32 || !t.storage || block_offset(t) % 16 != 0)
+    return false;
+  view = dev.texel_view(static_cast<const Allocation*>(t.storage));
+  first = block_offset(t) / 16;
+  return view != VK_NULL_HANDLE;
+}
 
 uint64_t address_of(const plexus_tensor& t) {
   const auto* a = static_cast<const Allocation*>(t.storage);

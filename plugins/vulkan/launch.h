@@ -47,6 +47,18 @@ uint64_t element_scalar_bits(const sdk::Scalar& s, plexus_dtype d);
 // The raw bits of s converted to dtype d (what fill_ stores).
 uint64_t element_bits(const sdk::Scalar& s, plexus_dtype d);
 
+// ---- the packed path (float32 through 16-byte texels; see launch.cpp) ----
+
+// Byte offset of t's element 0 within its allocation's block.
+VkDeviceSize block_offset(const plexus_tensor& t);
+
+// Whether t's elements are dense in row-major order (size-1 dims ignored).
+bool is_contiguous(const plexus_tensor& t);
+
+// When the device has the packed path and t is float32 starting on a 16-byte
+// boundary: its block's texel view and the texel of its element 0, true.
+bool texel_source(Device& dev, const plexus_tensor& t, VkBufferView& view, uint64_t& first);
+
 // Records `module` over the elements of tensors[0] (the output) with up to
 // three more tensors of the same shape, after collapsing dims every tensor
 // keeps contiguous. `push` carries the scalars; its tensor fields are filled here.

@@ -3,7 +3,7 @@
 // bytes of push constants: the plain one has no descriptor sets (shaders reach
 // memory through buffer device addresses carried in the push constants); the
 // packed one (only with VK_KHR_push_descriptor) adds one pushed set of a
-// storage buffer (binding 0) and two uniform texel buffers (bindings 1, 2),
+// storage buffer (binding 0) and four uniform texel buffers (bindings 1-4),
 // for the "*_packed" modules (shaders/elementwise.glsl).
 #pragma once
 
@@ -19,7 +19,7 @@ namespace plexus::vulkan {
 class Pipelines {
  public:
   static constexpr uint32_t kPushConstantBytes = 128;
-  static constexpr uint32_t kPackedBindings = 3;
+  static constexpr uint32_t kPackedBindings = 5;
   // `packed_layout`: also make the packed layout (the device has push descriptors).
   Pipelines(VkDevice dev, bool packed_layout);
   ~Pipelines();

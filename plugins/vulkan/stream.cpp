@@ -347,15 +347,19 @@ void Device::dispatch(void* stream, const char* module, std::initializer_list<in
 
 void Device::dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
                              void* push, uint32_t push_size, const Allocation* out,
-                             VkDeviceSize out_offset, VkDeviceSize out_range, VkBufferView in1,
-                             VkBufferView in2, uint32_t groups) {
+                             VkDeviceSize out_offset, VkDeviceSize out_range,
+                             std::initializer_list<VkBufferView> in, uint32_t groups) {
   if (groups == 0) return;
   VkPipeline pipeline = pipelines_->get(module, spec, true);
   Stream& s = stream_of(stream);
   std::lock_guard<std::mutex> lock(s.mu);
   Batch& b = record(s);
   VkDescriptorBufferInfo out_info{out->buffer, out->offset + out_offset, out_range};
-  VkBufferView views[2] = {in1, in2 ? in2 : in1};
+  VkBufferView views[Pipelines::kPackedBindings - 1];
+  for (uint32_t i = 0; i + 1 < Pipelines::kPackedBindings; ++i) {
+    views[i] = i < in.size() ? in.begin()[i] : VK_NULL_HANDLE;
+    if (!views[i]) views[i] = *in.begin();
+  }
   VkWriteDescriptorSet w[Pipelines::kPackedBindings];
   for (uint32_t i = 0; i < Pipelines::kPackedBindings; ++i) {
     w[i] = {VK_STRUCTURE_TYPE_WRITE_DESCRIPTOR_SET};

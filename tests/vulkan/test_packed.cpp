@@ -12,6 +12,7 @@
 #include "plexus/device.h"
 #include "plexus/factories.h"
 #include "plexus/ops_elementwise.h"
+#include "plexus/ops_nn.h"
 #include "plexus/plugins.h"
 #include "plexus/tensor.h"
 
@@ -65,6 +66,66 @@ TEST_CASE("packed float32 kernels are right at every length and alignment") {
       for (int64_t i = off_out + n; i < int64_t(sum.size()); ++i) bad += sum[i] != 0.0f;
       CHECK(bad == 0);
     }
+  }
+  plexus::unload_plugins();
+}
+
+namespace {
+
+// x[r][i] of a rows x len matrix: varied, with a few large values.
+std::vector<float> matrix(int64_t rows, int64_t len) {
+  std::vector<float> v(size_t(rows * len));
+  for (size_t k = 0; k < v.size(); ++k) v[k] = float(int64_t((k * 37) % 101) - 50) / 8.0f;
+  return v;
+}
+
+plexus::Tensor on(std::vector<float>& host, plexus::IntArrayRef sizes, plexus::Device dev) {
+  return plexus::from_blob(host.data(), sizes, plexus::TensorOptions(plexus::DType::F32)).to(dev);
+}
+
+// Largest |got - want| / (1 + |want|).
+double worst(const std::vector<float>& got, const std::vector<double>& want) {
+  double w = 0;
+  for (size_t i = 0; i < want.size(); ++i)
+    w = std::max(w, std::abs(double(got[i]) - want[i]) / (1 + std::abs(want[i])));
+  return w;
+}
+
+}  // namespace
+
+// Row kernels with at least 64 rows of a multiple of 4 elements take the
+// packed form of shaders/rownorm.comp (one invocation per row).
+TEST_CASE("packed softmax, log_softmax and layer_norm match double arithmetic") {
+  load_vulkan_plugin();
+  plexus::Device dev = plexus::Device::parse("vulkan:0");
+  for (auto [rows, len] : {std::pair<int64_t, int64_t>{64, 4}, {80, 12}, {130, 1024}}) {
+    CAPTURE(rows, len);
+    std::vector<float> hx = matrix(rows, len), hw(static_cast<size_t>(len)), hb(static_cast<size_t>(len));
+    for (int64_t i = 0; i < len; ++i) {
+      hw[size_t(i)] = 0.5f + float(i % 5) / 4.0f;
+      hb[size_t(i)] = float(i % 3) - 1.0f;
+    }
+    plexus::Tensor x = on(hx, {rows, len}, dev), w = on(hw, {len}, dev), b = on(hb, {len}, dev);
+    std::vector<double> sm(hx.size()), lsm(hx.size()), ln(hx.size());
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = &hx[size_t(r * len)];
+      double mx = -INFINITY, s = 0, mean = 0, var = 0;
+      for (int64_t i = 0; i < len; ++i) mx = std::max(mx, double(row[i]));
+      for (int64_t i = 0; i < len; ++i) s += std::exp(double(row[i]) - mx);
+      for (int64_t i = 0; i < len; ++i) mean += row[i];
+      mean /= double(len);
+      for (int64_t i = 0; i < len; ++i) var += (row[i] - mean) * (row[i] - mean);
+      double rstd = 1 / std::sqrt(var / double(len) + 1e-5);
+      for (int64_t i = 0; i < len; ++i) {
+        size_t k = size_t(r * len + i);
+        sm[k] = std::exp(double(row[i]) - mx) / s;
+        lsm[k] = double(row[i]) - mx - std::log(s);
+        ln[k] = (row[i] - mean) * rstd * hw[size_t(i)] + hb[size_t(i)];
+      }
+    }
+    CHECK(worst(plexus::softmax(x, 1).cpu().tolist<float>(), sm) < 1e-6);
+    CHECK(worst(plexus::log_softmax(x, -1).cpu().tolist<float>(), lsm) < 1e-6);
+    CHECK(worst(plexus::layer_norm(x, {len}, w, b).cpu().tolist<float>(), ln) < 1e-6);
   }
   plexus::unload_plugins();
 }

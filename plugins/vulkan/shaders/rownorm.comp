@@ -8,6 +8,84 @@
 #include "types.glsl"
 #include "math.glsl"
 
+#define OP_SOFTMAX 0
+#define OP_LOG_SOFTMAX 1
+#define OP_LAYER_NORM 2
+layout(constant_id = 0) const int OP = OP_SOFTMAX;
+
+#ifdef PACKED
+// The packed form (float32; nn.cpp picks it for contiguous tensors with rows
+// of a multiple of 4 elements starting on 16 bytes, and enough rows): one
+// invocation per row, reading the row as 16-byte texels (binding 1: x,
+// 2: weight, 3: bias, whole-block views; the push constants give each one's
+// first texel) and writing 16-byte stores to binding 0, which starts at row 0
+// of this dispatch. No shared memory and no barriers: on lavapipe a texel
+// fetch is a vector gather, so eight rows are read at once, while shared
+// memory and barriers are slow. Same double accumulation and math as below.
+#extension GL_EXT_control_flow_attributes : require
+layout(local_size_x = 64) in;
+layout(push_constant, scalar) uniform Push {
+  uint64_t x, w, b;  // first texels (x: of row 0)
+  uint rows;
+  uint len;          // elements per row, a multiple of 4
+  uint xs, ys;       // texels from one row to the next in x and out
+  double eps;
+  int has_w, has_b;
+} pc;
+layout(std430, binding = 0) writeonly buffer Out { u64vec2 q[]; } y_out;
+layout(binding = 1) uniform usamplerBuffer x_t;
+layout(binding = 2) uniform usamplerBuffer w_t;
+layout(binding = 3) uniform usamplerBuffer b_t;
+
+dvec4 load_x(uint i) { return dvec4(uintBitsToFloat(texelFetch(x_t, int(i)))); }
+void store_y(uint i, dvec4 v) {
+  uvec4 u = floatBitsToUint(vec4(v));
+  y_out.q[i] = u64vec2(packUint2x32(u.xy), packUint2x32(u.zw));
+}
+double max_nan(double m, double v) { return isnan(m) || m > v ? m : v; }
+
+void main() {
+  uint row = gl_GlobalInvocationID.x;
+  if (row >= pc.rows) return;
+  uint xb = uint(pc.x) + row * pc.xs, yb = row * pc.ys, n4 = pc.len / 4u;
+  if (OP == OP_LAYER_NORM) {
+    double s = 0.0lf;
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 v = load_x(xb + j);
+      s += (v.x + v.y) + (v.z + v.w);
+    }
+    double mean = s / double(pc.len), q = 0.0lf;
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 d = load_x(xb + j) - mean;
+      q += dot(d, d);
+    }
+    double rstd = 1.0lf / sqrt(q / double(pc.len) + pc.eps);
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 v = (load_x(xb + j) - mean) * rstd;
+      if (pc.has_w != 0) v *= dvec4(uintBitsToFloat(texelFetch(w_t, int(uint(pc.w) + j))));
+      if (pc.has_b != 0) v += dvec4(uintBitsToFloat(texelFetch(b_t, int(uint(pc.b) + j))));
+      store_y(yb + j, v);
+    }
+  } else {
+    double mx = -INF_D;
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 v = load_x(xb + j);
+      mx = max_nan(max_nan(max_nan(max_nan(mx, v.x), v.y), v.z), v.w);
+    }
+    double s = 0.0lf;
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 d = load_x(xb + j) - mx;
+      s += (exp_d(d.x) + exp_d(d.y)) + (exp_d(d.z) + exp_d(d.w));
+    }
+    double ls = log_d(s);
+    for (uint j = 0u; j < n4; ++j) {
+      dvec4 d = load_x(xb + j) - mx, r;
+      [[unroll]] for (int c = 0; c < 4; ++c) r[c] = OP == OP_LOG_SOFTMAX ? d[c] - ls : exp_d(d[c]) / s;
+      store_y(yb + j, r);
+    }
+  }
+}
+#else
 layout(local_size_x = 256) in;
 layout(push_constant, scalar) uniform Push {
   uint64_t meta;
@@ -18,10 +96,6 @@ layout(push_constant, scalar) uniform Push {
   int has_w, has_b;
 } pc;
 
-#define OP_SOFTMAX 0
-#define OP_LOG_SOFTMAX 1
-#define OP_LAYER_NORM 2
-layout(constant_id = 0) const int OP = OP_SOFTMAX;
 
 shared double s_acc[256];
 
@@ -107,3 +181,4 @@ void main() {
     }
   }
 }
+#endif
