@@ -60,10 +60,79 @@ Plan plan(const plexus_tensor& self, const plexus_tensor& out, const std::vector
   return p;
 }
 
+// Mirrors `Push` of the PACKED form of shaders/reduce.comp.
+struct ReducePackedPush {
+  uint64_t x;
+  uint32_t rows, n4, parts, per, count;
+};
+static_assert(sizeof(ReducePackedPush) == 32);
+
+// The packed form of sum and mean (shaders/reduce.comp): float32, self
+// contiguous and reduced over its trailing dims in rows of a multiple of 4
+// elements, out contiguous, both starting on 16 bytes. Returns false,
+// recording nothing, when it does not apply.
+bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op,
+                const plexus_tensor& self, const plexus_tensor& out,
+                const std::vector<bool>& reduced) {
+  if (op != kSum && op != kMean) return false;
+  Device& dev = b.device(call.device_index);
+  int64_t count = 1;
+  bool trailing = true;
+  for (int32_t d = self.ndim - 1, seen_kept = 0; d >= 0; --d) {
+    if (reduced[size_t(d)]) {
+      trailing = trailing && !seen_kept;
+      count *= self.sizes[d];
+    } else {
+      seen_kept |= self.sizes[d] != 1;
+    }
+  }
+  const int64_t rows = count ? numel(self) / count : 0, n4 = count / 4;
+  ReducePackedPush p{};
+  VkBufferView xv;
+  if (!trailing || count % 4 != 0 || count == 0 || count > INT32_MAX || rows > INT32_MAX ||
+      out.dtype != PLEXUS_DTYPE_F32 || !is_contiguous(self) || !is_contiguous(out) ||
+      !out.storage || block_offset(out) % 16 != 0 || !texel_source(dev, self, xv, p.x))
+    return false;
+  // About 16K partial sums in all (enough invocations for every core), each
+  // over at least 64 texels, an even number per row.
+  int64_t parts = std::clamp<int64_t>((16384 + rows - 1) / rows, 1, (n4 + 63) / 64);
+  parts += parts & 1;
+  const int64_t per = (n4 + parts - 1) / parts;
+  if (rows * parts > int64_t{65535} * 64 || rows * parts * 8 > int64_t(dev.info().max_storage_range) ||
+      rows * 4 > int64_t(dev.info().max_storage_range))
+    return false;
+  Allocation* scratch = dev.allocate(size_t(rows * parts * 8));
+  VkBufferView sv = dev.texel_view(scratch);
+  if (!sv) {
+    dev.deallocate(scratch);
+    return false;
+  }
+  p.rows = uint32_t(rows);
+  p.n4 = uint32_t(n4);
+  p.parts = uint32_t(parts);
+  p.per = uint32_t(per);
+  p.count = uint32_t(count);
+  const std::string module = module_name("reduce_packed", self.dtype);
+  try {
+    dev.dispatch_packed(call.stream, module.c_str(), {op, 0}, &p, sizeof p, scratch, 0,
+                        VkDeviceSize(rows * parts * 8), {xv}, uint32_t((rows * parts + 63) / 64));
+    p.x = (scratch->offset) / 16;
+    dev.dispatch_packed(call.stream, module.c_str(), {op, 1}, &p, sizeof p,
+                        static_cast<const Allocation*>(out.storage), VkDeviceSize(out.offset) * 4,
+                        VkDeviceSize(rows) * 4, {sv}, uint32_t((rows + 63) / 64));
+  } catch (...) {
+    dev.deallocate(scratch);  // freed once the work recorded so far is done
+    throw;
+  }
+  dev.deallocate(scratch);
+  return true;
+}
+
 void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& self,
          const plexus_tensor& out, const std::vector<bool>& reduced) {
   Plan p = plan(self, out, reduced);
   if (numel(out) == 0) return;
+  if (run_packed(b, call, op, self, out, reduced)) return;
   if (p.count > INT32_MAX || p.n_out > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
               std::string("vulkan ") + call.op + ": more than 2^31 - 1 elements reduced or kept");

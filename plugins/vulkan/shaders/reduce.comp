@@ -8,14 +8,6 @@
 #include "common.glsl"
 #include "types.glsl"
 
-layout(local_size_x = 256) in;
-layout(push_constant, scalar) uniform Push {
-  uint64_t meta;
-  uint64_t t[2];
-  uint n_out;
-  uint count;
-} pc;
-
 #define OP_SUM 0
 #define OP_MEAN 1
 #define OP_AMAX 2
@@ -24,6 +16,61 @@ layout(push_constant, scalar) uniform Push {
 #define OP_ARGMIN 5
 layout(constant_id = 0) const int OP = OP_SUM;
 layout(constant_id = 1) const int MODE = 0;
+
+#ifdef PACKED
+// The packed form (float32 sum and mean; reduce.cpp picks it for contiguous
+// rows of a multiple of 4 elements starting on 16 bytes, reduced over the
+// trailing dims into a contiguous out): two dispatches. MODE 0: invocation
+// id sums texels [c * per, (c + 1) * per) of row id / parts (c = id % parts)
+// into the double partials[id] (binding 0: a scratch buffer). MODE 1:
+// invocation r adds row r's `parts` partials (binding 1: the scratch
+// buffer's texel view, two doubles per texel) and stores out[r] (binding 0:
+// out). Reading 16-byte texels, many invocations at once, is what makes it
+// fast on lavapipe; the general form below runs a workgroup per output.
+layout(local_size_x = 64) in;
+layout(push_constant, scalar) uniform Push {
+  uint64_t x;  // MODE 0: first texel of row 0; MODE 1: first texel of the partials
+  uint rows;   // outputs
+  uint n4;     // texels per row
+  uint parts;  // partials per row (even)
+  uint per;    // texels per partial
+  uint count;  // elements per row
+} pc;
+layout(std430, binding = 0) writeonly buffer Partials { double v[]; } partials;
+layout(std430, binding = 0) writeonly buffer Out { float v[]; } out_f;
+layout(binding = 1) uniform usamplerBuffer src;
+
+void main() {
+  uint id = gl_GlobalInvocationID.x;
+  if (MODE == 0) {
+    if (id >= pc.rows * pc.parts) return;
+    uint r = id / pc.parts, begin = (id % pc.parts) * pc.per;
+    uint end = min(begin + pc.per, pc.n4), base = uint(pc.x) + r * pc.n4;
+    double s = 0.0lf;
+    for (uint j = begin; j < end; ++j) {
+      dvec4 v = dvec4(uintBitsToFloat(texelFetch(src, int(base + j))));
+      s += (v.x + v.y) + (v.z + v.w);
+    }
+    partials.v[id] = s;
+  } else {
+    if (id >= pc.rows) return;
+    uint base = uint(pc.x) + id * (pc.parts / 2u);
+    double s = 0.0lf;
+    for (uint j = 0u; j < pc.parts / 2u; ++j) {
+      uvec4 u = texelFetch(src, int(base + j));
+      s += packDouble2x32(u.xy) + packDouble2x32(u.zw);
+    }
+    out_f.v[id] = float(OP == OP_MEAN ? s / double(pc.count) : s);
+  }
+}
+#else
+layout(local_size_x = 256) in;
+layout(push_constant, scalar) uniform Push {
+  uint64_t meta;
+  uint64_t t[2];
+  uint n_out;
+  uint count;
+} pc;
 
 #if IS_FLOAT
 #define A double
@@ -133,3 +180,4 @@ void main() {
     barrier();
   }
 }
+#endif

@@ -21,7 +21,8 @@ set(PLEXUS_VULKAN_SHADER_FAMILIES
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
   "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}"
-  "binary+PACKED:f32" "unary+PACKED:f32" "rownorm+PACKED:f32")
+  "binary+PACKED:f32" "unary+PACKED:f32" "rownorm+PACKED:f32"
+  "reduce+PACKED:f32")
 
 function(plexus_vulkan_shaders out_source)
   set(src_dir ${CMAKE_CURRENT_SOURCE_DIR}/shaders)
