@@ -1,11 +1,78 @@
 // copy_ (any dtype to any dtype, strided, broadcast) and fill_.
 #include <algorithm>
+#include <climits>
+#include <vector>
 
 #include "kernels.h"
 #include "launch.h"
 
 namespace plexus::vulkan {
 namespace {
+
+// Mirrors `Push` in shaders/gather32.comp.
+struct GatherPush {
+  uint64_t first;
+  int32_t sizes[3];
+  int32_t strides[3];
+};
+static_assert(sizeof(GatherPush) == 32);
+
+// copy_ between two tensors of one dtype when the packed path applies:
+// both contiguous (and not overlapping) is one vkCmdCopyBuffer; a contiguous self of 4-byte
+// elements starting on 16 bytes from any strided src whose last collapsed
+// dim is a multiple of 4 (at most 3 collapsed dims, each <= 65535 but the
+// last) is shaders/gather32.comp. Returns false, recording nothing, otherwise.
+bool copy_packed(Device& dev, void* stream, const plexus_tensor& self, const plexus_tensor& src) {
+  if (self.dtype != src.dtype || !dev.info().packed || !self.storage || !src.storage ||
+      !is_contiguous(self))
+    return false;
+  const int64_t n = numel(self);
+  const size_t es = sdk::dtype_size(self.dtype);
+  auto* out = static_cast<const Allocation*>(self.storage);
+  auto* in = static_cast<const Allocation*>(src.storage);
+  const bool overlap =
+      self.storage == src.storage && self.offset < src.offset + n && src.offset < self.offset + n;
+  if (is_contiguous(src) && !overlap) {  // vkCmdCopyBuffer regions must not overlap
+    dev.copy_on_device(stream, const_cast<Allocation*>(out), size_t(self.offset) * es,
+                       const_cast<Allocation*>(in), size_t(src.offset) * es, size_t(n) * es);
+    return true;
+  }
+  if (es != 4 || block_offset(self) % 16 != 0 || n < 4) return false;
+  // src's dims with size-1 dims dropped and dims merged where src is
+  // contiguous across them (self is contiguous everywhere).
+  std::vector<int64_t> sizes, strides;
+  for (int32_t d = 0; d < self.ndim; ++d) {
+    if (self.sizes[d] == 1) continue;
+    if (!sizes.empty() && strides.back() == src.strides[d] * self.sizes[d]) {
+      sizes.back() *= self.sizes[d];
+      strides.back() = src.strides[d];
+    } else {
+      sizes.push_back(self.sizes[d]);
+      strides.push_back(src.strides[d]);
+    }
+  }
+  if (sizes.size() > 3 || sizes.back() % 4 != 0 || sizes.back() > INT32_MAX ||
+      n * 4 > int64_t(dev.info().max_storage_range))
+    return false;
+  while (sizes.size() < 3) {
+    sizes.insert(sizes.begin(), 1);
+    strides.insert(strides.begin(), 0);
+  }
+  if (sizes[0] > 65535 || sizes[1] > 65535) return false;
+  GatherPush p{};
+  for (int i = 0; i < 3; ++i) {
+    if (strides[size_t(i)] > INT32_MAX) return false;
+    p.sizes[i] = int32_t(sizes[size_t(i)]);
+    p.strides[i] = int32_t(strides[size_t(i)]);
+  }
+  VkBufferView view = dev.texel_view(in, false);
+  if (!view) return false;
+  p.first = (in->offset + uint64_t(src.offset) * 4) / 4;
+  dev.dispatch_packed(stream, "gather32", {}, &p, sizeof p, out, VkDeviceSize(self.offset) * 4,
+                      VkDeviceSize(n) * 4, {view}, uint32_t((sizes[2] / 4 + 63) / 64),
+                      uint32_t(sizes[1]), uint32_t(sizes[0]));
+  return true;
+}
 
 // copy_(self, src, non_blocking): src is broadcast to self's shape, any dtype.
 void copy_(VulkanBackend& b, const plexus_kernel_call& call) {
@@ -15,6 +82,7 @@ void copy_(VulkanBackend& b, const plexus_kernel_call& call) {
   if (self.dtype == src.dtype && self.storage == src.storage && self.offset == src.offset &&
       std::equal(self.strides, self.strides + self.ndim, src.strides))
     return;  // onto itself
+  if (copy_packed(b.device(call.device_index), call.stream, self, src)) return;
   launch_elementwise(b.device(call.device_index), call.stream, "copy", {src.dtype, self.dtype},
                      {&self, &src});
 }

@@ -161,11 +161,13 @@ bool Device::packed_supported(VkPhysicalDevice phys, const VkPhysicalDeviceLimit
   bool push = false;
   for (const VkExtensionProperties& e : ext)
     push = push || std::strcmp(e.extensionName, VK_KHR_PUSH_DESCRIPTOR_EXTENSION_NAME) == 0;
-  VkFormatProperties fp{};
+  VkFormatProperties fp{}, fp32{};
   vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32G32B32A32_UINT, &fp);
-  // A 256 MiB block must fit one view; offsets are 16-byte aligned.
+  vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32_UINT, &fp32);
+  // A 256 MiB block must fit one view of 4-byte texels; offsets are 16-byte aligned.
   return push && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
-         limits.maxTexelBufferElements >= (uint32_t{256} << 20) / 16 &&
+         (fp32.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+         limits.maxTexelBufferElements >= (uint32_t{256} << 20) / 4 &&
          limits.minTexelBufferOffsetAlignment <= 16 &&
          limits.minStorageBufferOffsetAlignment <= 16 && limits.maxStorageBufferRange >= 65536;
 }

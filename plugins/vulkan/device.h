@@ -72,9 +72,13 @@ class Device {
   void dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
                        void* push, uint32_t push_size, const Allocation* out,
                        VkDeviceSize out_offset, VkDeviceSize out_range,
-                       std::initializer_list<VkBufferView> in, uint32_t groups);
-  // The whole-block texel view of a's block (VK_NULL_HANDLE when there is none).
-  VkBufferView texel_view(const Allocation* a) { return memory_.texel_view(a->block); }
+                       std::initializer_list<VkBufferView> in, uint32_t groups_x,
+                       uint32_t groups_y = 1, uint32_t groups_z = 1);
+  // The whole-block view of a's block in 16-byte texels (`wide`) or 4-byte
+  // ones (VK_NULL_HANDLE when there is none).
+  VkBufferView texel_view(const Allocation* a, bool wide = true) {
+    return memory_.texel_view(a->block, wide);
+  }
 
   // Streams and events.
   Stream* create_stream();

@@ -40,9 +40,8 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
   for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k)
     if (!texel_source(dev, **it, views[k], first[k])) return 0;
   // One dispatch per chunk, which the storage-buffer binding can span.
-  const int64_t chunk = int64_t(std::min<VkDeviceSize>(dev.info().max_storage_range,
-                                                       VkDeviceSize{64} << 20) /
-                                16 * 4);
+  const int64_t chunk = int64_t(
+      std::min<VkDeviceSize>(dev.info().max_storage_range, VkDeviceSize{64} << 20) / 16 * 4);
   const int64_t covered = n / 4 * 4;
   const auto* out_alloc = static_cast<const Allocation*>(out.storage);
   const VkDeviceSize out_first = VkDeviceSize(out.offset) * 4;
@@ -54,8 +53,8 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
     // 512 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
     uint32_t groups = uint32_t((m / 4 + 2047) / 2048);
     dev.dispatch_packed(stream, packed.c_str(), spec, &push, sizeof push, out_alloc,
-                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4,
-                        {views[0], views[1]}, groups);
+                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4, {views[0], views[1]},
+                        groups);
   }
   return covered;
 }

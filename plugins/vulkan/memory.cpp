@@ -23,21 +23,25 @@ void MemoryPool::destroy() {
 }
 
 void MemoryPool::destroy_block(Block& b) {
-  if (b.texel_view) vkDestroyBufferView(dev_, b.texel_view, nullptr);
-  b.texel_view = VK_NULL_HANDLE;
+  for (VkBufferView* v : {&b.texel_view, &b.texel_view32}) {
+    if (*v) vkDestroyBufferView(dev_, *v, nullptr);
+    *v = VK_NULL_HANDLE;
+  }
   destroy_raw_buffer(dev_, b.raw);
 }
 
-VkBufferView MemoryPool::texel_view(Block* b) {
+VkBufferView MemoryPool::texel_view(Block* b, bool wide) {
   std::lock_guard<std::mutex> lock(mu_);
-  if (b->texel_view || b->raw.size / 16 > max_texels_) return b->texel_view;
+  VkBufferView& view = wide ? b->texel_view : b->texel_view32;
+  const VkDeviceSize texel = wide ? 16 : 4;
+  if (view || b->raw.size / texel > max_texels_) return view;
   VkBufferViewCreateInfo vi{VK_STRUCTURE_TYPE_BUFFER_VIEW_CREATE_INFO};
   vi.buffer = b->raw.buffer;
-  vi.format = VK_FORMAT_R32G32B32A32_UINT;
+  vi.format = wide ? VK_FORMAT_R32G32B32A32_UINT : VK_FORMAT_R32_UINT;
   vi.offset = 0;
-  vi.range = b->raw.size / 16 * 16;
-  vk_check(vkCreateBufferView(dev_, &vi, nullptr, &b->texel_view), "vkCreateBufferView");
-  return b->texel_view;
+  vi.range = b->raw.size / texel * texel;
+  vk_check(vkCreateBufferView(dev_, &vi, nullptr, &view), "vkCreateBufferView");
+  return view;
 }
 
 Block* MemoryPool::add_block(VkDeviceSize size) {

@@ -22,9 +22,11 @@ struct Block {
   RawBuffer raw;
   std::map<VkDeviceSize, VkDeviceSize> free;
   bool dedicated = false;  // holds one allocation; freed with it
-  // A R32G32B32A32_UINT uniform texel buffer view of the whole block, made on
-  // first use by the packed kernels (launch.cpp); null until then.
+  // Uniform texel buffer views of the whole block, 16-byte
+  // (R32G32B32A32_UINT) and 4-byte (R32_UINT) texels, made on first use by
+  // the packed kernels (launch.cpp); null until then.
   VkBufferView texel_view = VK_NULL_HANDLE;
+  VkBufferView texel_view32 = VK_NULL_HANDLE;
 };
 
 // One tensor's memory: [offset, offset + size) of a block's buffer.
@@ -49,11 +51,12 @@ class MemoryPool {
   // work still uses it).
   void release(Allocation* a);
   void destroy();
-  // Lets texel_view() make views of blocks of at most max_texels 16-byte texels.
+  // Lets texel_view() make views of at most max_texels texels.
   void enable_texel_views(VkDeviceSize max_texels) { max_texels_ = max_texels; }
-  // The block's whole-block 16-byte texel view (made now if need be), or
-  // VK_NULL_HANDLE when views are not enabled or the block is too large for one.
-  VkBufferView texel_view(Block* b);
+  // The block's whole-block view of 16-byte texels (`wide`) or 4-byte ones
+  // (made now if need be), or VK_NULL_HANDLE when views are not enabled or
+  // the block has too many texels for one.
+  VkBufferView texel_view(Block* b, bool wide = true);
 
  private:
   static constexpr VkDeviceSize kBlockSize = VkDeviceSize{256} << 20;

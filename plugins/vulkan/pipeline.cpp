@@ -15,8 +15,7 @@ Pipelines::Pipelines(VkDevice dev, bool packed_layout) : dev_(dev) {
   if (!packed_layout) return;
   VkDescriptorSetLayoutBinding b[kPackedBindings];
   for (uint32_t i = 0; i < kPackedBindings; ++i)
-    b[i] = {i,
-            i == 0 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
+    b[i] = {i, i == 0 ? VK_DESCRIPTOR_TYPE_STORAGE_BUFFER : VK_DESCRIPTOR_TYPE_UNIFORM_TEXEL_BUFFER,
             1, VK_SHADER_STAGE_COMPUTE_BIT, nullptr};
   VkDescriptorSetLayoutCreateInfo si{VK_STRUCTURE_TYPE_DESCRIPTOR_SET_LAYOUT_CREATE_INFO};
   si.flags = VK_DESCRIPTOR_SET_LAYOUT_CREATE_PUSH_DESCRIPTOR_BIT_KHR;

@@ -71,9 +71,8 @@ static_assert(sizeof(ReducePackedPush) == 32);
 // contiguous and reduced over its trailing dims in rows of a multiple of 4
 // elements, out contiguous, both starting on 16 bytes. Returns false,
 // recording nothing, when it does not apply.
-bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op,
-                const plexus_tensor& self, const plexus_tensor& out,
-                const std::vector<bool>& reduced) {
+bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& self,
+                const plexus_tensor& out, const std::vector<bool>& reduced) {
   if (op != kSum && op != kMean) return false;
   Device& dev = b.device(call.device_index);
   int64_t count = 1;
@@ -98,7 +97,8 @@ bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op,
   int64_t parts = std::clamp<int64_t>((16384 + rows - 1) / rows, 1, (n4 + 63) / 64);
   parts += parts & 1;
   const int64_t per = (n4 + parts - 1) / parts;
-  if (rows * parts > int64_t{65535} * 64 || rows * parts * 8 > int64_t(dev.info().max_storage_range) ||
+  if (rows * parts > int64_t{65535} * 64 ||
+      rows * parts * 8 > int64_t(dev.info().max_storage_range) ||
       rows * 4 > int64_t(dev.info().max_storage_range))
     return false;
   Allocation* scratch = dev.allocate(size_t(rows * parts * 8));

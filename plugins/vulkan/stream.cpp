@@ -348,8 +348,9 @@ void Device::dispatch(void* stream, const char* module, std::initializer_list<in
 void Device::dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
                              void* push, uint32_t push_size, const Allocation* out,
                              VkDeviceSize out_offset, VkDeviceSize out_range,
-                             std::initializer_list<VkBufferView> in, uint32_t groups) {
-  if (groups == 0) return;
+                             std::initializer_list<VkBufferView> in, uint32_t gx, uint32_t gy,
+                             uint32_t gz) {
+  if (gx == 0 || gy == 0 || gz == 0) return;
   VkPipeline pipeline = pipelines_->get(module, spec, true);
   Stream& s = stream_of(stream);
   std::lock_guard<std::mutex> lock(s.mu);
@@ -378,7 +379,7 @@ void Device::dispatch_packed(void* stream, const char* module, std::initializer_
                        Pipelines::kPackedBindings, w);
   vkCmdPushConstants(b.cb, pipelines_->packed_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size,
                      push);
-  vkCmdDispatch(b.cb, groups, 1, 1);
+  vkCmdDispatch(b.cb, gx, gy, gz);
   maybe_submit(s);
 }
 
