@@ -100,6 +100,9 @@ Device::Device(VkPhysicalDevice phys) {
   info_.subgroup_size = sub.subgroupSize;
   info_.subgroup_arithmetic = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
                               (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  info_.subgroup_shuffle8 = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                            (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                            sub.subgroupSize % 8 == 0;
   if (VK_API_VERSION_MINOR(p.apiVersion) < 2 && VK_API_VERSION_MAJOR(p.apiVersion) == 1)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": Vulkan 1.2 or later is needed");
   Features f;

@@ -27,6 +27,9 @@ struct DeviceInfo {
   uint64_t memory = 0;  // bytes of its largest device-local heap
   uint32_t subgroup_size = 0;
   bool subgroup_arithmetic = false;
+  // Compute shaders may shuffle within subgroups whose size is a multiple of 8
+  // (shaders/sgemm.comp shares values among groups of 8 invocations).
+  bool subgroup_shuffle8 = false;
   VkDeviceSize max_allocation = 0;
   // The packed path of launch.cpp: VK_KHR_push_descriptor and uniform texel
   // buffers of R32G32B32A32_UINT; its storage-buffer binding may span at most

@@ -26,6 +26,66 @@ void strides3(const plexus_tensor& t, int32_t s[3]) {
   s[2] = int32_t(t.strides[t.ndim - 1]);
 }
 
+// Mirrors `Push` in shaders/sgemm.comp.
+struct SgemmPush {
+  uint64_t a0, b0, c0;
+  uint32_t M, N4, K4;
+  uint32_t as, ab, bs, bb, os, ob;
+  int32_t cs[3];
+  float alpha, beta;
+  int32_t use_c;
+};
+static_assert(sizeof(SgemmPush) == 88);
+
+// The packed float32 product (shaders/sgemm.comp): a, b and out with
+// contiguous rows a multiple of 4 elements apart (and batches too), starting
+// on 16 bytes, K and N multiples of 4, a device that shuffles within groups of
+// 8 invocations. c (when beta != 0) may have any strides. Returns false,
+// recording nothing, when it does not apply.
+bool product_packed(Device& dev, void* stream, int64_t batch, int64_t m, int64_t n, int64_t k,
+                    const plexus_tensor& a, const plexus_tensor& b, const plexus_tensor& out,
+                    const plexus_tensor* c, const sdk::Scalar& alpha, const sdk::Scalar& beta) {
+  if (a.dtype != PLEXUS_DTYPE_F32 || !dev.info().subgroup_shuffle8 || k % 4 || n % 4) return false;
+  int32_t sa[3], sb[3], so[3];
+  strides3(a, sa);
+  strides3(b, sb);
+  strides3(out, so);
+  for (const int32_t* s : {sa, sb, so})
+    if ((s[2] != 1) || s[1] % 4 || s[0] % 4 || s[1] < 0 || s[0] < 0) return false;
+  SgemmPush p{};
+  VkBufferView av, bv, cv = VK_NULL_HANDLE;
+  if (!texel_source(dev, a, av, p.a0) || !texel_source(dev, b, bv, p.b0) || !out.storage ||
+      block_offset(out) % 16 != 0 || m > int64_t{65535} * 16 || batch > 65535 ||
+      (n + 255) / 256 > 65535)
+    return false;
+  if (c) {
+    const auto* ca = static_cast<const Allocation*>(c->storage);
+    if (!ca || !(cv = dev.texel_view(ca, false))) return false;
+    p.c0 = block_offset(*c) / 4;
+    strides3(*c, p.cs);
+    p.use_c = 1;
+  }
+  // The out binding spans out's elements of every batch.
+  const int64_t span = ((batch - 1) * so[0] + (m - 1) * so[1] + n) * 4;
+  if (span > int64_t(dev.info().max_storage_range)) return false;
+  p.M = uint32_t(m);
+  p.N4 = uint32_t(n / 4);
+  p.K4 = uint32_t(k / 4);
+  p.as = uint32_t(sa[1] / 4);
+  p.ab = uint32_t(sa[0] / 4);
+  p.bs = uint32_t(sb[1] / 4);
+  p.bb = uint32_t(sb[0] / 4);
+  p.os = uint32_t(so[1] / 4);
+  p.ob = uint32_t(so[0] / 4);
+  p.alpha = alpha.to<float>();
+  p.beta = beta.to<float>();
+  dev.dispatch_packed(stream, "sgemm", {}, &p, sizeof p,
+                      static_cast<const Allocation*>(out.storage), VkDeviceSize(out.offset) * 4,
+                      VkDeviceSize(span), {av, bv, cv ? cv : av}, uint32_t((m + 15) / 16),
+                      uint32_t((n + 255) / 256), uint32_t(batch));
+  return true;
+}
+
 bool is_zero(const sdk::Scalar& s) {
   return s.is_floating() ? s.to_double() == 0.0 : s.to_int() == 0;
 }
@@ -39,6 +99,10 @@ void product(VulkanBackend& be, const plexus_kernel_call& call, const plexus_ten
   if (batch > 65535 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": batch " +
                                             std::to_string(batch) + " over 65535");
+  const plexus_tensor* c = self && !is_zero(beta) ? self : nullptr;
+  if (product_packed(be.device(call.device_index), call.stream, batch, m, n, k, a, b, out, c, alpha,
+                     beta))
+    return;
   MatmulPush p{};
   p.out = address_of(out);
   p.a = address_of(a);

@@ -7,6 +7,8 @@
 // against the same arithmetic on the host.
 #include <catch2/catch.hpp>
 #include <cmath>
+#include <functional>
+#include <tuple>
 #include <vector>
 
 #include "plexus/device.h"
@@ -190,6 +192,105 @@ TEST_CASE("packed copies: transposes, 3-d permutes and ranges of one storage") {
     int moved = 0;
     for (size_t i = 0; i < 64; ++i) moved += got[i] != (i >= 32 && i < 62 ? h[i - 31] : h[i]);
     CHECK(moved == 0);
+  }
+  plexus::unload_plugins();
+}
+
+namespace {
+
+// a [m, k] @ b [k, n] in double, plus beta * c[i][j] from c(i, j) when given.
+std::vector<double> product(const std::vector<float>& a, const std::vector<float>& b, int64_t m,
+                            int64_t k, int64_t n, double alpha = 1, double beta = 0,
+                            const std::function<double(int64_t, int64_t)>& c = {}) {
+  std::vector<double> r(static_cast<size_t>(m * n));
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      double s = 0;
+      for (int64_t l = 0; l < k; ++l) s += double(a[size_t(i * k + l)]) * b[size_t(l * n + j)];
+      r[size_t(i * n + j)] = alpha * s + (c ? beta * c(i, j) : 0.0);
+    }
+  return r;
+}
+
+}  // namespace
+
+// Float32 products with K and N multiples of 4 take shaders/sgemm.comp
+// (16-row x 64-column tiles, so M, N around and beyond the tile edges).
+TEST_CASE("packed sgemm: mm, addmm with a bias or a matrix, bmm") {
+  load_vulkan_plugin();
+  plexus::Device dev = plexus::Device::parse("vulkan:0");
+  {
+    for (auto [m, k, n] :
+         {std::tuple<int64_t, int64_t, int64_t>{1, 4, 4}, {17, 8, 68}, {33, 132, 260}}) {
+      CAPTURE(m, k, n);
+      std::vector<float> ha = matrix(m, k), hb = matrix(k, n), hc = matrix(m, n),
+                         hbias = matrix(1, n);
+      for (float& v : hb) v = v / 4 - 0.5f;
+      plexus::Tensor a = on(ha, {m, k}, dev), b = on(hb, {k, n}, dev);
+      plexus::Tensor c = on(hc, {m, n}, dev), bias = on(hbias, {n}, dev);
+      CHECK(worst(plexus::mm(a, b).cpu().tolist<float>(), product(ha, hb, m, k, n)) < 1e-5);
+      CHECK(worst(plexus::addmm(bias, a, b, 0.5, 2).cpu().tolist<float>(),
+                  product(ha, hb, m, k, n, 2, 0.5,
+                          [&](int64_t, int64_t j) { return hbias[size_t(j)]; })) < 1e-5);
+      CHECK(worst(plexus::addmm(c, a, b, -1, 1).cpu().tolist<float>(),
+                  product(ha, hb, m, k, n, 1, -1,
+                          [&](int64_t i, int64_t j) { return hc[size_t(i * n + j)]; })) < 1e-5);
+    }
+    const int64_t batch = 3, m = 20, k = 12, n = 8;
+    std::vector<float> ha = matrix(batch * m, k), hb = matrix(batch * k, n);
+    std::vector<float> got =
+        plexus::bmm(on(ha, {batch, m, k}, dev), on(hb, {batch, k, n}, dev)).cpu().tolist<float>();
+    double w = 0;
+    for (int64_t z = 0; z < batch; ++z) {
+      std::vector<float> az(ha.begin() + z * m * k, ha.begin() + (z + 1) * m * k);
+      std::vector<float> bz(hb.begin() + z * k * n, hb.begin() + (z + 1) * k * n);
+      std::vector<float> gz(got.begin() + z * m * n, got.begin() + (z + 1) * m * n);
+      w = std::max(w, worst(gz, product(az, bz, m, k, n)));
+    }
+    CHECK(w < 1e-5);
+  }
+  plexus::unload_plugins();
+}
+
+// One-group float32 convolutions with OH * OW and C * KH * KW multiples of 4
+// take im2col + sgemm (conv.cpp); checked against a direct loop in double,
+// with padding, stride, dilation and a bias.
+TEST_CASE("packed conv2d: im2col and sgemm") {
+  load_vulkan_plugin();
+  plexus::Device dev = plexus::Device::parse("vulkan:0");
+  {
+    struct Shape {
+      int64_t n, c, h, w, oc, kh, kw, stride, pad, dil;
+    };
+    for (Shape s : {Shape{2, 4, 6, 6, 5, 3, 3, 1, 1, 1}, Shape{1, 2, 9, 8, 3, 2, 2, 2, 0, 1},
+                    Shape{3, 4, 8, 8, 20, 3, 3, 1, 2, 2}}) {
+      CAPTURE(s.n, s.c, s.h, s.w, s.oc, s.kh, s.kw, s.stride, s.pad, s.dil);
+      const int64_t oh = (s.h + 2 * s.pad - s.dil * (s.kh - 1) - 1) / s.stride + 1;
+      const int64_t ow = (s.w + 2 * s.pad - s.dil * (s.kw - 1) - 1) / s.stride + 1;
+      std::vector<float> hx = matrix(s.n * s.c, s.h * s.w), hw = matrix(s.oc, s.c * s.kh * s.kw);
+      std::vector<float> hb = matrix(1, s.oc);
+      plexus::Tensor y =
+          plexus::conv2d(on(hx, {s.n, s.c, s.h, s.w}, dev), on(hw, {s.oc, s.c, s.kh, s.kw}, dev),
+                         on(hb, {s.oc}, dev), {s.stride, s.stride}, {s.pad, s.pad}, {s.dil, s.dil});
+      std::vector<double> want;
+      for (int64_t n = 0; n < s.n; ++n)
+        for (int64_t o = 0; o < s.oc; ++o)
+          for (int64_t i = 0; i < oh; ++i)
+            for (int64_t j = 0; j < ow; ++j) {
+              double acc = hb[size_t(o)];
+              for (int64_t c = 0; c < s.c; ++c)
+                for (int64_t a = 0; a < s.kh; ++a)
+                  for (int64_t b = 0; b < s.kw; ++b) {
+                    int64_t ih = i * s.stride - s.pad + a * s.dil,
+                            iw = j * s.stride - s.pad + b * s.dil;
+                    if (ih < 0 || ih >= s.h || iw < 0 || iw >= s.w) continue;
+                    acc += double(hx[size_t(((n * s.c + c) * s.h + ih) * s.w + iw)]) *
+                           hw[size_t(((o * s.c + c) * s.kh + a) * s.kw + b)];
+                  }
+              want.push_back(acc);
+            }
+      CHECK(worst(y.cpu().tolist<float>(), want) < 1e-5);
+    }
   }
   plexus::unload_plugins();
 }

@@ -17,7 +17,7 @@ set(_all "bool,u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_numeric "u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_float "f16,bf16,f32,f64")
 set(PLEXUS_VULKAN_SHADER_FAMILIES
-  "copy:-" "fill:-" "gather32:-"
+  "copy:-" "fill:-" "gather32:-" "im2col:-" "sgemm:-"
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
   "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}"
