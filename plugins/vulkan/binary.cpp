@@ -5,6 +5,7 @@
 #include <climits>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "kernels.h"
 #include "launch.h"
@@ -44,8 +45,35 @@ void plain_out(VulkanBackend& b, const plexus_kernel_call& call) {
   run(b, call, Op, args.tensor(2), args.tensor(0), args.tensor(1));
 }
 
-// div.out_mode(self, other, *, rounding_mode, out): floating dtypes only
-// (integer division must refuse a zero divisor, which needs the values on the host).
+// Throws the integer-division-by-zero error when an element of `other`
+// (an integer tensor on the device) is 0. It reads `other` back, which
+// waits for the stream's earlier work: a shader cannot report the error,
+// and the call must fail before out is written.
+void check_no_zero_divisor(Device& dev, void* stream, const plexus_tensor& other, const char* op) {
+  int64_t last = 0;
+  for (int32_t d = 0; d < other.ndim; ++d) {
+    if (other.sizes[d] == 0) return;
+    last += (other.sizes[d] - 1) * other.strides[d];
+  }
+  const size_t es = sdk::dtype_size(other.dtype);
+  std::vector<uint8_t> host(size_t(last + 1) * es);
+  dev.copy_to_host(stream, host.data(), static_cast<Allocation*>(other.storage),
+                   size_t(other.offset) * es, host.size());
+  plexus_tensor view = other;
+  view.offset = 0;
+  bool zero = false;
+  sdk::visit_dtype(other.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    sdk::for_each(sdk::TensorView<const T>(view, host.data()),
+                  [&zero](const T& v) { zero = zero || v == T(0); });
+  });
+  if (zero)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(op) + ": integer division by zero");
+}
+
+// div.out_mode(self, other, *, rounding_mode, out): floating dtypes but
+// float64 (see register_binary), and the integer dtypes, whose divisors are
+// checked for zeros first.
 void div_mode_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
   std::optional<std::string_view> mode = args.optional_string(2);
@@ -58,6 +86,8 @@ void div_mode_out(VulkanBackend& b, const plexus_kernel_call& call) {
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
                   std::string(*mode) + "'");
+  if (sdk::kIntegralDTypes & PLEXUS_DTYPE_BIT(call.dtype))
+    check_no_zero_divisor(b.device(call.device_index), call.stream, args.tensor(1), call.op);
   run(b, call, op, args.tensor(3), args.tensor(0), args.tensor(1));
 }
 
@@ -89,7 +119,9 @@ void register_binary(VulkanBackend& b) {
   b.register_kernel<&plain_out<kDiv>>("div.out", kFloat);
   // Not float64: floor division of subnormal doubles (2^-1022 // 2^-1074) comes
   // out wrong on lavapipe, probably in the frexp/ldexp of math.glsl's fmod_d.
-  b.register_kernel<&div_mode_out>("div.out_mode", kFloat & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64));
+  b.register_kernel<&div_mode_out>(
+      "div.out_mode", (kFloat & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)) |
+                          (sdk::kIntegralDTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_BOOL)));
   b.register_kernel<&plain_out<kPow>>("pow.Tensor_Tensor_out", kPowTypes);
   b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kPowTypes);
   b.register_kernel<&plain_out<kMax>>("maximum.out", kAll);
