@@ -54,6 +54,12 @@ std::vector<Case> cases() {
                    return [=] { out.copy_(x.t()); };
                  }});
   for (int64_t n : {256, 1024, 2048}) all.push_back(sgemm(n));
+  // The large mul_mat shape issue 6 quotes for ggml (M 4096, N 512, K 14336).
+  all.push_back({"sgemm_4096x512x14336", 0, 2.0 * 4096 * 512 * 14336, [](Device dev) -> Op {
+                   Tensor a = f32({4096, 14336}, dev, 0.5), b = f32({14336, 512}, dev, 0.25),
+                          c = empty({4096, 512}, {DType::F32, dev});
+                   return [=] { mm_out(c, a, b); };
+                 }});
   all.push_back({"softmax_4096x1024", 2.0 * 4 * 4096 * 1024, 0, [](Device dev) -> Op {
                    Tensor x = f32({4096, 1024}, dev, 0.5), out = f32({4096, 1024}, dev);
                    return [=] { softmax_out(out, x, -1); };
