@@ -31,17 +31,6 @@ struct Im2colPush {
 };
 static_assert(sizeof(Im2colPush) == 80);  // 76 bytes and tail padding
 
-// Mirrors `Push` in shaders/sgemm.comp.
-struct SgemmPush {
-  uint64_t a0, b0, c0;
-  uint32_t M, N4, K4;
-  uint32_t as, ab, bs, bb, os, ob;
-  int32_t cs[3];
-  float alpha, beta;
-  int32_t use_c;
-};
-static_assert(sizeof(SgemmPush) == 88);
-
 // The packed path (see the top of the file); false, recording nothing, when
 // it does not apply. Images are done in chunks whose columns fit one binding.
 bool conv2d_packed(Device& dev, void* stream, const plexus_tensor& x, const plexus_tensor& w,

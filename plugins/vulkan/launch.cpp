@@ -83,6 +83,21 @@ bool texel_source(Device& dev, const plexus_tensor& t, VkBufferView& view, uint6
   return view != VK_NULL_HANDLE;
 }
 
+int64_t trailing_extent(const plexus_tensor& t, const std::vector<bool>& in_row, bool& trailing) {
+  int64_t n = 1;
+  bool seen_kept = false;
+  trailing = true;
+  for (int32_t d = t.ndim - 1; d >= 0; --d) {
+    if (in_row[size_t(d)]) {
+      trailing = trailing && !seen_kept;
+      n *= t.sizes[d];
+    } else {
+      seen_kept = seen_kept || t.sizes[d] != 1;
+    }
+  }
+  return n;
+}
+
 uint64_t address_of(const plexus_tensor& t) {
   const auto* a = static_cast<const Allocation*>(t.storage);
   return a ? a->address + uint64_t(t.offset) * sdk::dtype_size(t.dtype) : 0;

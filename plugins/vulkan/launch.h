@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <vector>
 
 #include "backend.h"
 
@@ -58,6 +59,21 @@ bool is_contiguous(const plexus_tensor& t);
 // When the device has the packed path and t is float32 starting on a 16-byte
 // boundary: its block's texel view and the texel of its element 0, true.
 bool texel_source(Device& dev, const plexus_tensor& t, VkBufferView& view, uint64_t& first);
+
+// Mirrors `Push` in shaders/sgemm.comp (matmul.cpp and conv.cpp record it).
+struct SgemmPush {
+  uint64_t a0, b0, c0;              // first texels: a, b (16-byte), c (4-byte)
+  uint32_t M, N4, K4;               // N and K in 16-byte texels
+  uint32_t as, ab, bs, bb, os, ob;  // row and batch strides of a, b, out, in texels
+  int32_t cs[3];                    // c's batch, row, column strides, in elements
+  float alpha, beta;
+  int32_t use_c;
+};
+static_assert(sizeof(SgemmPush) == 88);
+
+// The number of elements in the dims `in_row` marks, and whether they are
+// t's trailing dims (every other dim before them, size-1 dims aside).
+int64_t trailing_extent(const plexus_tensor& t, const std::vector<bool>& in_row, bool& trailing);
 
 // Records `module` over the elements of tensors[0] (the output) with up to
 // three more tensors of the same shape, after collapsing dims every tensor

@@ -26,17 +26,6 @@ void strides3(const plexus_tensor& t, int32_t s[3]) {
   s[2] = int32_t(t.strides[t.ndim - 1]);
 }
 
-// Mirrors `Push` in shaders/sgemm.comp.
-struct SgemmPush {
-  uint64_t a0, b0, c0;
-  uint32_t M, N4, K4;
-  uint32_t as, ab, bs, bb, os, ob;
-  int32_t cs[3];
-  float alpha, beta;
-  int32_t use_c;
-};
-static_assert(sizeof(SgemmPush) == 88);
-
 // The packed float32 product (shaders/sgemm.comp): a, b and out with
 // contiguous rows a multiple of 4 elements apart (and batches too), starting
 // on 16 bytes, K and N multiples of 4, a device that shuffles within groups of

@@ -41,16 +41,8 @@ bool run_rows_packed(VulkanBackend& be, const plexus_kernel_call& call, int op,
                      const std::vector<bool>& in_row, const plexus_tensor* w,
                      const plexus_tensor* b, double eps) {
   Device& dev = be.device(call.device_index);
-  int64_t len = 1;
-  bool trailing = true;
-  for (int32_t d = x.ndim - 1, seen_kept = 0; d >= 0; --d) {
-    if (in_row[size_t(d)]) {
-      trailing = trailing && !seen_kept;
-      len *= x.sizes[d];
-    } else {
-      seen_kept |= x.sizes[d] != 1;
-    }
-  }
+  bool trailing;
+  const int64_t len = trailing_extent(x, in_row, trailing);
   int64_t rows = len ? numel(x) / len : 0;
   VkBufferView xv, wv = VK_NULL_HANDLE, bv = VK_NULL_HANDLE;
   RowPackedPush p{};

@@ -75,16 +75,8 @@ bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op, const 
                 const plexus_tensor& out, const std::vector<bool>& reduced) {
   if (op != kSum && op != kMean) return false;
   Device& dev = b.device(call.device_index);
-  int64_t count = 1;
-  bool trailing = true;
-  for (int32_t d = self.ndim - 1, seen_kept = 0; d >= 0; --d) {
-    if (reduced[size_t(d)]) {
-      trailing = trailing && !seen_kept;
-      count *= self.sizes[d];
-    } else {
-      seen_kept |= self.sizes[d] != 1;
-    }
-  }
+  bool trailing;
+  const int64_t count = trailing_extent(self, reduced, trailing);
   const int64_t rows = count ? numel(self) / count : 0, n4 = count / 4;
   ReducePackedPush p{};
   VkBufferView xv;
