@@ -50,17 +50,8 @@ void plain_out(VulkanBackend& b, const plexus_kernel_call& call) {
 // waits for the stream's earlier work: a shader cannot report the error,
 // and the call must fail before out is written.
 void check_no_zero_divisor(Device& dev, void* stream, const plexus_tensor& other, const char* op) {
-  int64_t last = 0;
-  for (int32_t d = 0; d < other.ndim; ++d) {
-    if (other.sizes[d] == 0) return;
-    last += (other.sizes[d] - 1) * other.strides[d];
-  }
-  const size_t es = sdk::dtype_size(other.dtype);
-  std::vector<uint8_t> host(size_t(last + 1) * es);
-  dev.copy_to_host(stream, host.data(), static_cast<Allocation*>(other.storage),
-                   size_t(other.offset) * es, host.size());
-  plexus_tensor view = other;
-  view.offset = 0;
+  std::vector<uint8_t> host;
+  const plexus_tensor view = read_back(dev, stream, other, host);
   bool zero = false;
   sdk::visit_dtype(other.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;

@@ -52,9 +52,10 @@ bool conv2d_packed(Device& dev, void* stream, const plexus_tensor& x, const plex
   if (!xv || !texel_source(dev, w, wv, w0)) return false;
   if (bias && !(bv = dev.texel_view(static_cast<const Allocation*>(bias->storage), false)))
     return false;
-  const int64_t image_bytes = K * P * 4;
-  const int64_t per = std::min<int64_t>(N, int64_t(dev.info().max_storage_range) / image_bytes);
-  if (per < 1 || OC * P * 4 > int64_t(dev.info().max_storage_range)) return false;
+  // Images per chunk: its columns and its part of y (contiguous) each fit one binding.
+  const int64_t image_bytes = K * P * 4, range = int64_t(dev.info().max_storage_range);
+  const int64_t per = std::min({N, range / image_bytes, range / (OC * P * 4)});
+  if (per < 1) return false;
   Allocation* col = dev.allocate(size_t(per * image_bytes));
   VkBufferView colv = dev.texel_view(col);
   if (!colv) {
@@ -104,9 +105,7 @@ bool conv2d_packed(Device& dev, void* stream, const plexus_tensor& x, const plex
         p.cs[1] = int32_t(bias->strides[0]);
         p.cs[2] = 0;
       }
-      const int64_t span = ((images - 1) * y.strides[0] + OC * P) * 4;
-      if (span > int64_t(dev.info().max_storage_range))
-        sdk::fail(PLEXUS_ERROR_INTERNAL, "vulkan conv2d: output chunk exceeds one binding");
+      const int64_t span = images * OC * P * 4;  // y is contiguous
       dev.dispatch_packed(stream, "sgemm", {}, &p, sizeof p,
                           static_cast<const Allocation*>(y.storage),
                           VkDeviceSize(y.offset + n0 * y.strides[0]) * 4, VkDeviceSize(span),

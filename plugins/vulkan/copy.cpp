@@ -67,7 +67,7 @@ bool copy_packed(Device& dev, void* stream, const plexus_tensor& self, const ple
   }
   VkBufferView view = dev.texel_view(in, false);
   if (!view) return false;
-  p.first = (in->offset + uint64_t(src.offset) * 4) / 4;
+  p.first = block_offset(src) / 4;
   dev.dispatch_packed(stream, "gather32", {}, &p, sizeof p, out, VkDeviceSize(self.offset) * 4,
                       VkDeviceSize(n) * 4, {view}, uint32_t((sizes[2] / 4 + 63) / 64),
                       uint32_t(sizes[1]), uint32_t(sizes[0]));

@@ -68,10 +68,10 @@ class Device {
                 uint32_t push_size, const int32_t* meta, size_t meta_words, uint32_t groups_x,
                 uint32_t groups_y = 1, uint32_t groups_z = 1);
 
-  // Records one dispatch of a packed module (shaders/elementwise.glsl) on
-  // `stream`: binding 0 is bytes [out_offset, out_offset + out_range) of
-  // out's buffer, bindings 1, 2, ... the texel views `in` (at least one; the
-  // bindings after them repeat in[0]).
+  // Records one dispatch of a packed module (one built for the packed
+  // pipeline layout; see pipeline.h and shaders/elementwise.glsl) on `stream`: binding 0 is bytes
+  // [out_offset, out_offset + out_range) of out's buffer, bindings 1, 2, ... the texel views `in`
+  // (at least one; the bindings after them repeat in[0]).
   void dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
                        void* push, uint32_t push_size, const Allocation* out,
                        VkDeviceSize out_offset, VkDeviceSize out_range,

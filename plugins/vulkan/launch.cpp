@@ -98,6 +98,25 @@ int64_t trailing_extent(const plexus_tensor& t, const std::vector<bool>& in_row,
   return n;
 }
 
+plexus_tensor read_back(Device& dev, void* stream, const plexus_tensor& t,
+                        std::vector<uint8_t>& host) {
+  plexus_tensor view = t;
+  view.offset = 0;
+  int64_t last = 0;
+  for (int32_t d = 0; d < t.ndim; ++d) {
+    if (t.sizes[d] == 0) {
+      host.clear();
+      return view;
+    }
+    last += (t.sizes[d] - 1) * t.strides[d];
+  }
+  const size_t es = sdk::dtype_size(t.dtype);
+  host.resize(size_t(last + 1) * es);
+  dev.copy_to_host(stream, host.data(), static_cast<Allocation*>(t.storage), size_t(t.offset) * es,
+                   host.size());
+  return view;
+}
+
 uint64_t address_of(const plexus_tensor& t) {
   const auto* a = static_cast<const Allocation*>(t.storage);
   return a ? a->address + uint64_t(t.offset) * sdk::dtype_size(t.dtype) : 0;

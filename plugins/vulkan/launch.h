@@ -48,6 +48,12 @@ uint64_t element_scalar_bits(const sdk::Scalar& s, plexus_dtype d);
 // The raw bits of s converted to dtype d (what fill_ stores).
 uint64_t element_bits(const sdk::Scalar& s, plexus_dtype d);
 
+// Copies the bytes spanned by t's elements to `host`, after the stream's
+// earlier work (it submits and waits), and returns t's view of them (offset 0),
+// for checks a shader cannot report (embedding's indices, zero divisors).
+plexus_tensor read_back(Device& dev, void* stream, const plexus_tensor& t,
+                        std::vector<uint8_t>& host);
+
 // ---- the packed path (float32 through 16-byte texels; see launch.cpp) ----
 
 // Byte offset of t's element 0 within its allocation's block.

@@ -209,10 +209,8 @@ void max_pool2d_out(VulkanBackend& b, const plexus_kernel_call& call) {
 
 // Throws INVALID_ARGUMENT naming the first index outside [0, num).
 template <typename I>
-void check_indices(const plexus_tensor& indices, const void* host_base, int64_t num) {
+void check_indices(const plexus_tensor& view, const void* host_base, int64_t num) {
   int64_t position = 0, bad = -1, value = 0;
-  plexus_tensor view = indices;
-  view.offset = 0;
   sdk::for_each(sdk::TensorView<const I>(view, host_base), [&](const I& v) {
     if (bad < 0 && (v < 0 || int64_t(v) >= num)) {
       bad = position;
@@ -242,17 +240,12 @@ void embedding_out(VulkanBackend& b, const plexus_kernel_call& call) {
                   sdk::dtype_name(indices.dtype));
   if (numel(out) == 0) return;
   Device& dev = b.device(call.device_index);
-  // The span of indices' elements, copied to the host.
-  int64_t last = 0;
-  for (int32_t d = 0; d < indices.ndim; ++d) last += (indices.sizes[d] - 1) * indices.strides[d];
-  size_t isz = sdk::dtype_size(indices.dtype);
-  std::vector<uint8_t> host(size_t(last + 1) * isz);
-  dev.copy_to_host(call.stream, host.data(), static_cast<Allocation*>(indices.storage),
-                   size_t(indices.offset) * isz, host.size());
+  std::vector<uint8_t> host;
+  const plexus_tensor host_view = read_back(dev, call.stream, indices, host);
   if (indices.dtype == PLEXUS_DTYPE_I64)
-    check_indices<int64_t>(indices, host.data(), weight.sizes[0]);
+    check_indices<int64_t>(host_view, host.data(), weight.sizes[0]);
   else
-    check_indices<int32_t>(indices, host.data(), weight.sizes[0]);
+    check_indices<int32_t>(host_view, host.data(), weight.sizes[0]);
   // Views over out's shape: indices (stride 0 along the embedding dim) and
   // the weight's columns (stride 0 along the index dims).
   std::vector<int64_t> is(indices.strides, indices.strides + indices.ndim), ws(size_t(out.ndim), 0);
