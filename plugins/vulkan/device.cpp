@@ -2,7 +2,9 @@
 // queue, memory types, and what it reports to plexus.
 #include "device.h"
 
+#include <algorithm>
 #include <cstring>
+#include <string>
 
 namespace plexus::vulkan {
 namespace {
@@ -109,6 +111,12 @@ Device::Device(VkPhysicalDevice phys) {
   vkGetPhysicalDeviceFeatures2(phys, &f.f2);
   if (std::string m = f.missing(); !m.empty())
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": lacks " + m);
+  // The general shaders run 256 invocations per workgroup (Vulkan only promises 128).
+  if (p.limits.maxComputeWorkGroupInvocations < 256 || p.limits.maxComputeWorkGroupSize[0] < 256)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+              info_.name + ": workgroups of 256 invocations are needed, the device allows " +
+                  std::to_string(std::min(p.limits.maxComputeWorkGroupInvocations,
+                                          p.limits.maxComputeWorkGroupSize[0])));
 
   // Memory: tensors in the largest device-local heap; arenas host-visible and coherent.
   VkPhysicalDeviceMemoryProperties mp;
@@ -167,8 +175,10 @@ bool Device::packed_supported(VkPhysicalDevice phys, const VkPhysicalDeviceLimit
   VkFormatProperties fp{}, fp32{};
   vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32G32B32A32_UINT, &fp);
   vkGetPhysicalDeviceFormatProperties(phys, VK_FORMAT_R32_UINT, &fp32);
-  // A 256 MiB block must fit one view of 4-byte texels; offsets are 16-byte aligned.
-  return push && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+  // A 256 MiB block must fit one view of 4-byte texels; offsets are 16-byte aligned;
+  // the packed elementwise shaders run 1024 invocations per workgroup.
+  return push && limits.maxComputeWorkGroupInvocations >= 1024 &&
+         limits.maxComputeWorkGroupSize[0] >= 1024 && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
          (fp32.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
          limits.maxTexelBufferElements >= (uint32_t{256} << 20) / 4 &&
          limits.minTexelBufferOffsetAlignment <= 16 &&

@@ -50,8 +50,8 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
     push.t[1] = first[0] + uint64_t(e0 / 4);
     push.t[2] = first[1] + uint64_t(e0 / 4);
     push.n = uint32_t(m);
-    // 512 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
-    uint32_t groups = uint32_t((m / 4 + 2047) / 2048);
+    // 1024 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
+    uint32_t groups = uint32_t((m / 4 + 4095) / 4096);
     dev.dispatch_packed(stream, packed.c_str(), spec, &push, sizeof push, out_alloc,
                         out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4, {views[0], views[1]},
                         groups);

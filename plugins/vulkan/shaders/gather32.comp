@@ -20,13 +20,16 @@ layout(std430, binding = 0) writeonly buffer Out { u64vec2 q[]; } dst;
 layout(binding = 1) uniform usamplerBuffer src;
 
 void main() {
-  uint col = gl_GlobalInvocationID.x * 4u;
-  if (col >= uint(pc.sizes[2])) return;
-  uint row = gl_GlobalInvocationID.z * uint(pc.sizes[1]) + gl_GlobalInvocationID.y;
-  int s = pc.strides[2];
-  int o = int(pc.first) + int(gl_GlobalInvocationID.z) * pc.strides[0] +
-          int(gl_GlobalInvocationID.y) * pc.strides[1] + int(col) * s;
+  // Every push constant is read before the branch: on lavapipe a read inside
+  // a branch is a loop over the lanes.
+  const uint width = uint(pc.sizes[2]);
+  const uint row = gl_GlobalInvocationID.z * uint(pc.sizes[1]) + gl_GlobalInvocationID.y;
+  const int s = pc.strides[2];
+  const uint col = gl_GlobalInvocationID.x * 4u;
+  const int o = int(pc.first) + int(gl_GlobalInvocationID.z) * pc.strides[0] +
+                int(gl_GlobalInvocationID.y) * pc.strides[1] + int(col) * s;
+  if (col >= width) return;
   uvec4 v = uvec4(texelFetch(src, o).x, texelFetch(src, o + s).x, texelFetch(src, o + 2 * s).x,
                   texelFetch(src, o + 3 * s).x);
-  dst.q[(row * uint(pc.sizes[2]) + col) / 4u] = u64vec2(packUint2x32(v.xy), packUint2x32(v.zw));
+  dst.q[(row * width + col) / 4u] = u64vec2(packUint2x32(v.xy), packUint2x32(v.zw));
 }

@@ -21,24 +21,32 @@ layout(std430, binding = 0) writeonly buffer Col { u64vec2 q[]; } col;
 layout(binding = 1) uniform usamplerBuffer x;
 
 void main() {
-  uint P = uint(pc.OH * pc.OW), p = gl_GlobalInvocationID.x * 4u;
+  // Every push constant is read before the branch: on lavapipe a read inside
+  // a branch is a loop over the lanes.
+  const int C = pc.C, H = pc.H, W = pc.W, OW = pc.OW, KW = pc.KW, taps = pc.KH * pc.KW;
+  const uint P = uint(pc.OH * OW);
+  const ivec4 xs = ivec4(pc.xs[0], pc.xs[1], pc.xs[2], pc.xs[3]);
+  const ivec2 stride = ivec2(pc.stride[0], pc.stride[1]), pad = ivec2(pc.pad[0], pc.pad[1]);
+  const ivec2 dil = ivec2(pc.dil[0], pc.dil[1]);
+  const int first = int(pc.first);
+  const uint p = gl_GlobalInvocationID.x * 4u;
   if (p >= P) return;
-  int n = int(gl_GlobalInvocationID.z) / pc.C, c = int(gl_GlobalInvocationID.z) % pc.C;
-  int t = int(gl_GlobalInvocationID.y), kh = t / pc.KW, kw = t % pc.KW;
-  int oh = int(p) / pc.OW, ow = int(p) % pc.OW;
-  int base = int(pc.first) + n * pc.xs[0] + c * pc.xs[1];
+  int n = int(gl_GlobalInvocationID.z) / C, c = int(gl_GlobalInvocationID.z) % C;
+  int t = int(gl_GlobalInvocationID.y), kh = t / KW, kw = t % KW;
+  int oh = int(p) / OW, ow = int(p) % OW;
+  int base = first + n * xs[0] + c * xs[1];
   uvec4 v;
   [[unroll]] for (int i = 0; i < 4; ++i) {
-    int ih = oh * pc.stride[0] - pc.pad[0] + kh * pc.dil[0];
-    int iw = ow * pc.stride[1] - pc.pad[1] + kw * pc.dil[1];
-    bool inside = ih >= 0 && ih < pc.H && iw >= 0 && iw < pc.W;
+    int ih = oh * stride[0] - pad[0] + kh * dil[0];
+    int iw = ow * stride[1] - pad[1] + kw * dil[1];
+    bool inside = ih >= 0 && ih < H && iw >= 0 && iw < W;
     // (the fetch runs for every lane, so outside ones read a valid texel)
-    uint got = texelFetch(x, inside ? base + ih * pc.xs[2] + iw * pc.xs[3] : base).x;
+    uint got = texelFetch(x, inside ? base + ih * xs[2] + iw * xs[3] : base).x;
     v[i] = inside ? got : 0u;
-    bool wrap = ++ow == pc.OW;
+    bool wrap = ++ow == OW;
     ow = wrap ? 0 : ow;
     oh += wrap ? 1 : 0;
   }
-  uint row = (uint(n) * uint(pc.C) + uint(c)) * uint(pc.KH * pc.KW) + uint(t);
+  uint row = (uint(n) * uint(C) + uint(c)) * uint(taps) + uint(t);
   col.q[(row * P + p) / 4u] = u64vec2(packUint2x32(v.xy), packUint2x32(v.zw));
 }

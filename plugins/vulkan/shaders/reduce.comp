@@ -41,11 +41,16 @@ layout(std430, binding = 0) writeonly buffer Out { float v[]; } out_f;
 layout(binding = 1) uniform usamplerBuffer src;
 
 void main() {
-  uint id = gl_GlobalInvocationID.x;
+  // Every push constant is read before the branch: on lavapipe a read inside
+  // a branch is a loop over the lanes.
+  const uint rows = pc.rows, n4 = pc.n4, parts = pc.parts, per = pc.per;
+  const uint x0 = uint(pc.x);
+  const double count = double(pc.count);
+  const uint id = gl_GlobalInvocationID.x;
   if (MODE == 0) {
-    if (id >= pc.rows * pc.parts) return;
-    uint r = id / pc.parts, begin = (id % pc.parts) * pc.per;
-    uint end = min(begin + pc.per, pc.n4), base = uint(pc.x) + r * pc.n4;
+    if (id >= rows * parts) return;
+    uint r = id / parts, begin = (id % parts) * per;
+    uint end = min(begin + per, n4), base = x0 + r * n4;
     double s = 0.0lf;
     for (uint j = begin; j < end; ++j) {
       dvec4 v = dvec4(uintBitsToFloat(texelFetch(src, int(base + j))));
@@ -53,14 +58,14 @@ void main() {
     }
     partials.v[id] = s;
   } else {
-    if (id >= pc.rows) return;
-    uint base = uint(pc.x) + id * (pc.parts / 2u);
+    if (id >= rows) return;
+    uint base = x0 + id * (parts / 2u);
     double s = 0.0lf;
-    for (uint j = 0u; j < pc.parts / 2u; ++j) {
+    for (uint j = 0u; j < parts / 2u; ++j) {
       uvec4 u = texelFetch(src, int(base + j));
       s += packDouble2x32(u.xy) + packDouble2x32(u.zw);
     }
-    out_f.v[id] = float(OP == OP_MEAN ? s / double(pc.count) : s);
+    out_f.v[id] = float(OP == OP_MEAN ? s / count : s);
   }
 }
 #else

@@ -45,25 +45,31 @@ void store_y(uint i, dvec4 v) {
 double max_nan(double m, double v) { return isnan(m) || m > v ? m : v; }
 
 void main() {
-  uint row = gl_GlobalInvocationID.x;
-  if (row >= pc.rows) return;
-  uint xb = uint(pc.x) + row * pc.xs, yb = row * pc.ys, n4 = pc.len / 4u;
+  // Every push constant is read before the branch: on lavapipe a read inside
+  // a branch is a loop over the lanes.
+  const uint rows = pc.rows, len = pc.len, n4 = len / 4u;
+  const uint row = gl_GlobalInvocationID.x;
+  const uint xb = uint(pc.x) + row * pc.xs, yb = row * pc.ys;
+  const int w0 = int(pc.w), b0 = int(pc.b);
+  const bool has_w = pc.has_w != 0, has_b = pc.has_b != 0;
+  const double eps = pc.eps;
+  if (row >= rows) return;
   if (OP == OP_LAYER_NORM) {
     double s = 0.0lf;
     for (uint j = 0u; j < n4; ++j) {
       dvec4 v = load_x(xb + j);
       s += (v.x + v.y) + (v.z + v.w);
     }
-    double mean = s / double(pc.len), q = 0.0lf;
+    double mean = s / double(len), q = 0.0lf;
     for (uint j = 0u; j < n4; ++j) {
       dvec4 d = load_x(xb + j) - mean;
       q += dot(d, d);
     }
-    double rstd = 1.0lf / sqrt(q / double(pc.len) + pc.eps);
+    double rstd = 1.0lf / sqrt(q / double(len) + eps);
     for (uint j = 0u; j < n4; ++j) {
       dvec4 v = (load_x(xb + j) - mean) * rstd;
-      if (pc.has_w != 0) v *= dvec4(uintBitsToFloat(texelFetch(w_t, int(uint(pc.w) + j))));
-      if (pc.has_b != 0) v += dvec4(uintBitsToFloat(texelFetch(b_t, int(uint(pc.b) + j))));
+      if (has_w) v *= dvec4(uintBitsToFloat(texelFetch(w_t, w0 + int(j))));
+      if (has_b) v += dvec4(uintBitsToFloat(texelFetch(b_t, b0 + int(j))));
       store_y(yb + j, v);
     }
   } else {

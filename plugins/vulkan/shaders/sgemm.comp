@@ -15,7 +15,9 @@
 // accumulators). Per step of 4 k, lane l fetches a's rows row + l and
 // row + l + 8 (one texel each) and its 8 texels of b; the a values reach
 // every lane through subgroupShuffle with a constant lane (folded to a
-// register permute by llvmpipe; subgroupBroadcast is not). Workgroups of 32
+// register permute by llvmpipe; subgroupBroadcast is not). Push constants are
+// read once at the top: on lavapipe a read inside a branch or loop is a
+// loop over the lanes. Workgroups of 32
 // invocations: x over 16-row blocks, y over 256-column blocks, z over batches.
 #extension GL_EXT_scalar_block_layout : require
 #extension GL_EXT_shader_explicit_arithmetic_types : require
@@ -48,22 +50,28 @@ void main() {
   const uint sgbase = gl_SubgroupInvocationID & ~7u;
   const uint col = (gl_WorkGroupID.y * (LX / 8) + (gl_LocalInvocationID.x >> 3)) * (8 * TNV) + lane;
   const uint row = gl_WorkGroupID.x * TM, z = gl_WorkGroupID.z;
+  // Every push constant is read here, before any branch or loop.
+  const uint M = pc.M, N4 = pc.N4, K4 = pc.K4, bs = pc.bs, ob = pc.ob, os = pc.os;
+  const float alpha = pc.alpha, beta = pc.beta;
+  const bool use_c = pc.use_c != 0;
+  const int c0 = int(pc.c0);
+  const ivec3 cs = ivec3(pc.cs[0], pc.cs[1], pc.cs[2]);
   const uint abase = uint(pc.a0) + z * pc.ab, bbase = uint(pc.b0) + z * pc.bb;
   uint arow[RA];
-  [[unroll]] for (int r = 0; r < RA; r++) arow[r] = abase + min(row + lane + 8 * r, pc.M - 1) * pc.as;
+  [[unroll]] for (int r = 0; r < RA; r++) arow[r] = abase + min(row + lane + 8 * r, M - 1) * pc.as;
   uint bcol[TNV];
-  [[unroll]] for (int j = 0; j < TNV; j++) bcol[j] = bbase + min(col + j * 8, pc.N4 - 1);
+  [[unroll]] for (int j = 0; j < TNV; j++) bcol[j] = bbase + min(col + j * 8, N4 - 1);
   vec4 acc[TM][TNV];
   [[unroll]] for (int i = 0; i < TM; i++)
     [[unroll]] for (int j = 0; j < TNV; j++) acc[i][j] = vec4(0.0);
   uint bk = 0;
-  for (uint k4 = 0; k4 < pc.K4; k4++, bk += 4 * pc.bs) {
+  for (uint k4 = 0; k4 < K4; k4++, bk += 4 * bs) {
     vec4 am[RA];
     [[unroll]] for (int r = 0; r < RA; r++) am[r] = uintBitsToFloat(texelFetch(A, int(arow[r] + k4)));
     vec4 b[4][TNV];
     [[unroll]] for (int kk = 0; kk < 4; kk++)
       [[unroll]] for (int j = 0; j < TNV; j++) b[kk][j] =
-          uintBitsToFloat(texelFetch(B, int(bk + kk * pc.bs + bcol[j])));
+          uintBitsToFloat(texelFetch(B, int(bk + kk * bs + bcol[j])));
     [[unroll]] for (int i = 0; i < TM; i++) {
       const vec4 a = subgroupShuffle(am[i / 8], sgbase + uint(i % 8));
       [[unroll]] for (int j = 0; j < TNV; j++)
@@ -74,16 +82,16 @@ void main() {
   [[unroll]] for (int i = 0; i < TM; i++)
     [[unroll]] for (int j = 0; j < TNV; j++) {
       uint r = row + i, c4 = col + j * 8;
-      if (r < pc.M && c4 < pc.N4) {
-        vec4 v = pc.alpha * acc[i][j];
-        if (pc.use_c != 0) {
-          int e = int(uint(pc.c0)) + int(z) * pc.cs[0] + int(r) * pc.cs[1] + int(c4 * 4u) * pc.cs[2];
-          vec4 cv = uintBitsToFloat(uvec4(texelFetch(Cv, e).x, texelFetch(Cv, e + pc.cs[2]).x,
-                                          texelFetch(Cv, e + 2 * pc.cs[2]).x,
-                                          texelFetch(Cv, e + 3 * pc.cs[2]).x));
-          v += pc.beta * cv;
+      if (r < M && c4 < N4) {
+        vec4 v = alpha * acc[i][j];
+        if (use_c) {
+          int e = c0 + int(z) * cs[0] + int(r) * cs[1] + int(c4 * 4u) * cs[2];
+          vec4 cv = uintBitsToFloat(uvec4(texelFetch(Cv, e).x, texelFetch(Cv, e + cs[2]).x,
+                                          texelFetch(Cv, e + 2 * cs[2]).x,
+                                          texelFetch(Cv, e + 3 * cs[2]).x));
+          v += beta * cv;
         }
-        out_.v[z * pc.ob + r * pc.os + c4] = v;
+        out_.v[z * ob + r * os + c4] = v;
       }
     }
 }
