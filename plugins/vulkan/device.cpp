@@ -178,7 +178,8 @@ bool Device::packed_supported(VkPhysicalDevice phys, const VkPhysicalDeviceLimit
   // A 256 MiB block must fit one view of 4-byte texels; offsets are 16-byte aligned;
   // the packed elementwise shaders run 1024 invocations per workgroup.
   return push && limits.maxComputeWorkGroupInvocations >= 1024 &&
-         limits.maxComputeWorkGroupSize[0] >= 1024 && (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
+         limits.maxComputeWorkGroupSize[0] >= 1024 &&
+         (fp.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
          (fp32.bufferFeatures & VK_FORMAT_FEATURE_UNIFORM_TEXEL_BUFFER_BIT) &&
          limits.maxTexelBufferElements >= (uint32_t{256} << 20) / 4 &&
          limits.minTexelBufferOffsetAlignment <= 16 &&
