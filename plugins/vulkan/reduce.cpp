@@ -19,6 +19,7 @@ struct ReducePush {
   uint64_t t[2];
   uint32_t n_out;
   uint32_t count;
+  int32_t rstride;  // the reduced dim's stride, when there is one
 };
 
 // Kept dims (size, self stride, out stride) and reduced dims (size, self
@@ -136,13 +137,16 @@ void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_
   push.t[1] = address_of(self);
   push.n_out = uint32_t(p.n_out);
   push.count = uint32_t(p.count);
+  const int32_t one_reduced = p.rs.size() == 1 ? 1 : 0;
+  if (one_reduced) push.rstride = int32_t(p.rss[0]);
   // Few elements per output: one invocation each; else a workgroup each.
   bool per_thread = p.count < 64;
   uint32_t groups = per_thread ? uint32_t(std::min<int64_t>((p.n_out + 255) / 256, 4096))
                                : uint32_t(std::min<int64_t>(p.n_out, 65535));
   b.device(call.device_index)
-      .dispatch(call.stream, module_name("reduce", self.dtype).c_str(), {op, per_thread ? 1 : 0},
-                &push, sizeof push, meta.data(), meta.size(), groups);
+      .dispatch(call.stream, module_name("reduce", self.dtype).c_str(),
+                {op, per_thread ? 1 : 0, one_reduced}, &push, sizeof push, meta.data(), meta.size(),
+                groups);
 }
 
 void check_same_dtype(const plexus_kernel_call& call, const plexus_tensor& self,

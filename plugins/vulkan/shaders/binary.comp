@@ -82,8 +82,8 @@ void main() {
 #else
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    C b = SCALAR_B == 1 ? scalar_b : LOAD(pc.t[2], o.z);
-    STORE(pc.t[0], o.x, apply(LOAD(pc.t[1], o.y), b, alpha));
+    C b = SCALAR_B == 1 ? scalar_b : LOAD(el_t[2], o.z);
+    STORE(el_t[0], o.x, apply(LOAD(el_t[1], o.y), b, alpha));
   }
 #endif
 }

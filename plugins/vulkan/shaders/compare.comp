@@ -26,7 +26,7 @@ void main() {
   C scalar_b = SCALAR(pc.s1);
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    C b = SCALAR_B == 1 ? scalar_b : LOAD(pc.t[2], o.z);
-    BufU8(pc.t[0]).v[o.x] = uint8_t(compare(LOAD(pc.t[1], o.y), b) ? 1 : 0);
+    C b = SCALAR_B == 1 ? scalar_b : LOAD(el_t[2], o.z);
+    BufU8(el_t[0]).v[o.x] = uint8_t(compare(LOAD(el_t[1], o.y), b) ? 1 : 0);
   }
 }

@@ -95,12 +95,12 @@ void main() {
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
     if (SRC == DST && SRC != D_BOOL) {
-      if (SRC <= D_I8) BufU8(pc.t[0]).v[o.x] = BufU8(pc.t[1]).v[o.y];
-      else if (SRC == D_I16 || SRC == D_F16 || SRC == D_BF16) BufU16(pc.t[0]).v[o.x] = BufU16(pc.t[1]).v[o.y];
-      else if (SRC == D_I32 || SRC == D_F32) BufU32(pc.t[0]).v[o.x] = BufU32(pc.t[1]).v[o.y];
-      else BufU64(pc.t[0]).v[o.x] = BufU64(pc.t[1]).v[o.y];
+      if (SRC <= D_I8) BufU8(el_t[0]).v[o.x] = BufU8(el_t[1]).v[o.y];
+      else if (SRC == D_I16 || SRC == D_F16 || SRC == D_BF16) BufU16(el_t[0]).v[o.x] = BufU16(el_t[1]).v[o.y];
+      else if (SRC == D_I32 || SRC == D_F32) BufU32(el_t[0]).v[o.x] = BufU32(el_t[1]).v[o.y];
+      else BufU64(el_t[0]).v[o.x] = BufU64(el_t[1]).v[o.y];
     } else {
-      convert(pc.t[0], o.x, pc.t[1], o.y);
+      convert(el_t[0], o.x, el_t[1], o.y);
     }
   }
 }

@@ -31,11 +31,28 @@ layout(push_constant, scalar) uniform Push {
   int st[4];
 } pc;
 
+// The push constants the element loop needs, copied before it: on lavapipe
+// a push-constant read inside a loop or branch is a loop over the lanes.
+uint64_t el_t[4];
+uint64_t el_s0;
+uint el_n;
+int el_ndim;
+ivec4 el_st;
+uint64_t el_meta;
+void read_push() {
+  el_t = pc.t;
+  el_s0 = pc.s0;
+  el_n = pc.n;
+  el_ndim = pc.ndim;
+  el_st = ivec4(pc.st[0], pc.st[1], pc.st[2], pc.st[3]);
+  el_meta = pc.meta;
+}
+
 // Element offsets of linear index i in each of the four tensors.
 ivec4 offsets(uint i) {
-  if (pc.ndim <= 1) return int(i) * ivec4(pc.st[0], pc.st[1], pc.st[2], pc.st[3]);
-  Meta m = Meta(pc.meta);
-  int nd = pc.ndim;
+  if (el_ndim <= 1) return int(i) * el_st;
+  Meta m = Meta(el_meta);
+  int nd = el_ndim;
   ivec4 o = ivec4(0);
   for (int d = nd - 1; d >= 0; --d) {
     uint size = uint(m.v[d]);
@@ -46,8 +63,12 @@ ivec4 offsets(uint i) {
   return o;
 }
 
+// The statement after it runs for each element i this invocation owns (in
+// el_t, el_s0 the tensors and first scalar). It expands to two statements:
+// use it at the top level of main.
 #define FOR_EACH_ELEMENT(i) \
-  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * 256u)
+  read_push();              \
+  for (uint i = gl_GlobalInvocationID.x; i < el_n; i += gl_NumWorkGroups.x * 256u)
 
 #ifdef PACKED
 #extension GL_EXT_control_flow_attributes : require

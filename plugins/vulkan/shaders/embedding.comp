@@ -12,11 +12,11 @@ layout(constant_id = 1) const int INDEX64 = 1;
 void main() {
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    int64_t idx = INDEX64 == 1 ? BufI64(pc.t[1]).v[o.y] : int64_t(BufI32(pc.t[1]).v[o.y]);
-    int src = int(idx) * int(pc.s0) + o.z;
-    if (BYTES == 1) BufU8(pc.t[0]).v[o.x] = BufU8(pc.t[2]).v[src];
-    else if (BYTES == 2) BufU16(pc.t[0]).v[o.x] = BufU16(pc.t[2]).v[src];
-    else if (BYTES == 4) BufU32(pc.t[0]).v[o.x] = BufU32(pc.t[2]).v[src];
-    else BufU64(pc.t[0]).v[o.x] = BufU64(pc.t[2]).v[src];
+    int64_t idx = INDEX64 == 1 ? BufI64(el_t[1]).v[o.y] : int64_t(BufI32(el_t[1]).v[o.y]);
+    int src = int(idx) * int(el_s0) + o.z;
+    if (BYTES == 1) BufU8(el_t[0]).v[o.x] = BufU8(el_t[2]).v[src];
+    else if (BYTES == 2) BufU16(el_t[0]).v[o.x] = BufU16(el_t[2]).v[src];
+    else if (BYTES == 4) BufU32(el_t[0]).v[o.x] = BufU32(el_t[2]).v[src];
+    else BufU64(el_t[0]).v[o.x] = BufU64(el_t[2]).v[src];
   }
 }

@@ -9,9 +9,9 @@ layout(constant_id = 0) const int BYTES = 4;
 void main() {
   FOR_EACH_ELEMENT(i) {
     int o = offsets(i).x;
-    if (BYTES == 1) BufU8(pc.t[0]).v[o] = uint8_t(pc.s0);
-    else if (BYTES == 2) BufU16(pc.t[0]).v[o] = uint16_t(pc.s0);
-    else if (BYTES == 4) BufU32(pc.t[0]).v[o] = uint(pc.s0);
-    else BufU64(pc.t[0]).v[o] = pc.s0;
+    if (BYTES == 1) BufU8(el_t[0]).v[o] = uint8_t(el_s0);
+    else if (BYTES == 2) BufU16(el_t[0]).v[o] = uint16_t(el_s0);
+    else if (BYTES == 4) BufU32(el_t[0]).v[o] = uint(el_s0);
+    else BufU64(el_t[0]).v[o] = el_s0;
   }
 }

@@ -22,7 +22,7 @@ void main() {
   C v = SCALAR(pc.s0);
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    C b = OP == OP_LERP ? C(0) : LOAD(pc.t[3], o.w);
-    STORE(pc.t[0], o.x, apply(LOAD(pc.t[1], o.y), LOAD(pc.t[2], o.z), b, v));
+    C b = OP == OP_LERP ? C(0) : LOAD(el_t[3], o.w);
+    STORE(el_t[0], o.x, apply(LOAD(el_t[1], o.y), LOAD(el_t[2], o.z), b, v));
   }
 }

@@ -16,6 +16,9 @@
 #define OP_ARGMIN 5
 layout(constant_id = 0) const int OP = OP_SUM;
 layout(constant_id = 1) const int MODE = 0;
+// 1: exactly one reduced dim (after merging), whose stride is pc.rstride;
+// offsets then skip the meta block.
+layout(constant_id = 2) const int ONE_REDUCED = 0;
 
 #ifdef PACKED
 // The packed form (float32 sum and mean; reduce.cpp picks it for contiguous
@@ -75,7 +78,13 @@ layout(push_constant, scalar) uniform Push {
   uint64_t t[2];
   uint n_out;
   uint count;
+  int rstride;
 } pc;
+
+// The push constants, read once at the top of main: on lavapipe a
+// push-constant read inside a loop or branch is a loop over the lanes.
+uint n_out, count;
+int rstride;
 
 #if IS_FLOAT
 #define A double
@@ -128,6 +137,7 @@ void kept_offsets(Meta m, uint o, out int self_off, out int out_off) {
 }
 
 int reduced_offset(Meta m, uint r) {
+  if (ONE_REDUCED == 1) return int(r) * rstride;
   int nk = m.v[0], nr = m.v[1], base = 2 + 3 * nk, off = 0;
   for (int d = nr - 1; d >= 0; --d) {
     uint size = uint(m.v[base + d]);
@@ -141,7 +151,7 @@ void finish(uint64_t dst, int out_off, A v, int vi) {
   if (OP == OP_ARGMAX || OP == OP_ARGMIN) {
     BufI64(dst).v[out_off] = int64_t(vi);
   } else if (OP == OP_MEAN) {
-    STORE(dst, out_off, C(v / A(pc.count)));
+    STORE(dst, out_off, C(v / A(count)));
   } else {
     STORE(dst, out_off, C(v));
   }
@@ -149,25 +159,29 @@ void finish(uint64_t dst, int out_off, A v, int vi) {
 
 void main() {
   Meta m = Meta(pc.meta);
-  uint lid = gl_LocalInvocationID.x;
+  const uint64_t out_t = pc.t[0], self_t = pc.t[1];
+  n_out = pc.n_out;
+  count = pc.count;
+  rstride = pc.rstride;
+  const uint lid = gl_LocalInvocationID.x;
   if (MODE == 1) {
-    for (uint o = gl_GlobalInvocationID.x; o < pc.n_out; o += gl_NumWorkGroups.x * 256u) {
+    for (uint o = gl_GlobalInvocationID.x; o < n_out; o += gl_NumWorkGroups.x * 256u) {
       int so, oo;
       kept_offsets(m, o, so, oo);
       A v = A(0);
       int vi = -1;
-      for (uint r = 0u; r < pc.count; ++r) combine(v, vi, A(LOAD(pc.t[1], so + reduced_offset(m, r))), int(r));
-      finish(pc.t[0], oo, v, vi);
+      for (uint r = 0u; r < count; ++r) combine(v, vi, A(LOAD(self_t, so + reduced_offset(m, r))), int(r));
+      finish(out_t, oo, v, vi);
     }
     return;
   }
-  for (uint o = gl_WorkGroupID.x; o < pc.n_out; o += gl_NumWorkGroups.x) {
+  for (uint o = gl_WorkGroupID.x; o < n_out; o += gl_NumWorkGroups.x) {
     int so, oo;
     kept_offsets(m, o, so, oo);
     A v = A(0);
     int vi = -1;
-    for (uint r = lid; r < pc.count; r += 256u)
-      combine(v, vi, A(LOAD(pc.t[1], so + reduced_offset(m, r))), int(r));
+    for (uint r = lid; r < count; r += 256u)
+      combine(v, vi, A(LOAD(self_t, so + reduced_offset(m, r))), int(r));
     s_v[lid] = v;
     s_i[lid] = vi;
     barrier();
@@ -181,7 +195,7 @@ void main() {
       }
       barrier();
     }
-    if (lid == 0u) finish(pc.t[0], oo, s_v[0], s_i[0]);
+    if (lid == 0u) finish(out_t, oo, s_v[0], s_i[0]);
     barrier();
   }
 }

@@ -79,7 +79,7 @@ void main() {
 #else
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    STORE(pc.t[0], o.x, apply(LOAD(pc.t[1], o.y), lo, hi));
+    STORE(el_t[0], o.x, apply(LOAD(el_t[1], o.y), lo, hi));
   }
 #endif
 }

@@ -8,12 +8,12 @@ layout(constant_id = 0) const int BYTES = 4;
 void main() {
   FOR_EACH_ELEMENT(i) {
     ivec4 o = offsets(i);
-    bool c = BufU8(pc.t[1]).v[o.y] != uint8_t(0);
+    bool c = BufU8(el_t[1]).v[o.y] != uint8_t(0);
     int s = c ? o.z : o.w;
-    uint64_t src = c ? pc.t[2] : pc.t[3];
-    if (BYTES == 1) BufU8(pc.t[0]).v[o.x] = BufU8(src).v[s];
-    else if (BYTES == 2) BufU16(pc.t[0]).v[o.x] = BufU16(src).v[s];
-    else if (BYTES == 4) BufU32(pc.t[0]).v[o.x] = BufU32(src).v[s];
-    else BufU64(pc.t[0]).v[o.x] = BufU64(src).v[s];
+    uint64_t src = c ? el_t[2] : el_t[3];
+    if (BYTES == 1) BufU8(el_t[0]).v[o.x] = BufU8(src).v[s];
+    else if (BYTES == 2) BufU16(el_t[0]).v[o.x] = BufU16(src).v[s];
+    else if (BYTES == 4) BufU32(el_t[0]).v[o.x] = BufU32(src).v[s];
+    else BufU64(el_t[0]).v[o.x] = BufU64(src).v[s];
   }
 }
