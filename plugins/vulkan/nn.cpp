@@ -116,8 +116,8 @@ void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const p
   p.has_w = w != nullptr;
   p.has_b = b != nullptr;
   be.device(call.device_index)
-      .dispatch(call.stream, module_name("rownorm", x.dtype).c_str(), {op}, &p, sizeof p,
-                meta.data(), meta.size(), uint32_t(std::min<int64_t>(rows, 65535)));
+      .dispatch(call.stream, module_name("rownorm", x.dtype).c_str(), {op, rs.size() == 1 ? 1 : 0},
+                &p, sizeof p, meta.data(), meta.size(), uint32_t(std::min<int64_t>(rows, 65535)));
 }
 
 // softmax.int_out / log_softmax.int_out(self, dim, dtype, *, out)

@@ -22,11 +22,22 @@ layout(push_constant, scalar) uniform Push {
 #endif
 
 void main() {
+  // Every push constant and meta value is read here, before any loop or
+  // branch: on lavapipe a read inside one is a loop over the lanes.
+  const uint64_t X = pc.x, Wt = pc.w, Bt = pc.b, Y = pc.y;
+  const uint n = pc.n;
+  const bool has_bias = pc.has_bias != 0;
   Meta m = Meta(pc.meta);
-  int Cin = m.v[0], H = m.v[1], W = m.v[2], Cout = m.v[3], OH = m.v[4], OW = m.v[5];
-  int KH = m.v[6], KW = m.v[7], groups = m.v[8];
-  int cin_g = Cin / groups, cout_g = Cout / groups;
-  for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * 256u) {
+  const int Cin = m.v[0], H = m.v[1], W = m.v[2], Cout = m.v[3], OH = m.v[4], OW = m.v[5];
+  const int KH = m.v[6], KW = m.v[7], groups = m.v[8];
+  const ivec4 xs = ivec4(m.v[9], m.v[10], m.v[11], m.v[12]);
+  const ivec4 ws = ivec4(m.v[13], m.v[14], m.v[15], m.v[16]);
+  const ivec4 ys = ivec4(m.v[17], m.v[18], m.v[19], m.v[20]);
+  const int bs = m.v[21];
+  const ivec2 stride = ivec2(m.v[22], m.v[23]), pad = ivec2(m.v[24], m.v[25]);
+  const ivec2 dil = ivec2(m.v[26], m.v[27]);
+  const int cin_g = Cin / groups, cout_g = Cout / groups;
+  for (uint i = gl_GlobalInvocationID.x; i < n; i += gl_NumWorkGroups.x * 256u) {
     int ow = int(i % uint(OW)), t = int(i / uint(OW));
     int oh = t % OH;
     t /= OH;
@@ -34,20 +45,19 @@ void main() {
     int g = oc / cout_g;
     A acc = A(0);
     for (int ic = 0; ic < cin_g; ++ic) {
-      int xc = nb * m.v[9] + (g * cin_g + ic) * m.v[10];
-      int wc = oc * m.v[13] + ic * m.v[14];
+      int xc = nb * xs[0] + (g * cin_g + ic) * xs[1];
+      int wc = oc * ws[0] + ic * ws[1];
       for (int a = 0; a < KH; ++a) {
-        int h = oh * m.v[22] - m.v[24] + a * m.v[26];
+        int h = oh * stride[0] - pad[0] + a * dil[0];
         if (h < 0 || h >= H) continue;
         for (int c = 0; c < KW; ++c) {
-          int x = ow * m.v[23] - m.v[25] + c * m.v[27];
+          int x = ow * stride[1] - pad[1] + c * dil[1];
           if (x < 0 || x >= W) continue;
-          acc += A(LOAD(pc.x, xc + h * m.v[11] + x * m.v[12])) *
-                 A(LOAD(pc.w, wc + a * m.v[15] + c * m.v[16]));
+          acc += A(LOAD(X, xc + h * xs[2] + x * xs[3])) * A(LOAD(Wt, wc + a * ws[2] + c * ws[3]));
         }
       }
     }
-    if (pc.has_bias != 0) acc += A(LOAD(pc.b, oc * m.v[21]));
-    STORE(pc.y, nb * m.v[17] + oc * m.v[18] + oh * m.v[19] + ow * m.v[20], C(acc));
+    if (has_bias) acc += A(LOAD(Bt, oc * bs));
+    STORE(Y, nb * ys[0] + oc * ys[1] + oh * ys[2] + ow * ys[3], C(acc));
   }
 }

@@ -22,23 +22,31 @@ shared C As[KT][TILE];
 shared C Bs[KT][TILE];
 
 void main() {
+  // Every push constant is read here, before any loop or branch: on lavapipe
+  // a push-constant read inside one is a loop over the lanes.
+  const uint64_t O = pc.o, A = pc.a, B = pc.b, Cm = pc.c;
+  const int M = pc.M, N = pc.N, K = pc.K;
+  const bool use_c = pc.use_c != 0;
+  const ivec3 so = ivec3(pc.so[0], pc.so[1], pc.so[2]), sa = ivec3(pc.sa[0], pc.sa[1], pc.sa[2]);
+  const ivec3 sb = ivec3(pc.sb[0], pc.sb[1], pc.sb[2]), sc = ivec3(pc.sc[0], pc.sc[1], pc.sc[2]);
+  const C alpha = SCALAR(pc.alpha), beta = SCALAR(pc.beta);
   int tx = int(gl_LocalInvocationID.x), ty = int(gl_LocalInvocationID.y);
   int tid = ty * 16 + tx;
   int row0 = int(gl_WorkGroupID.y) * TILE, col0 = int(gl_WorkGroupID.x) * TILE;
   int batch = int(gl_WorkGroupID.z);
-  int abase = batch * pc.sa[0], bbase = batch * pc.sb[0];
+  int abase = batch * sa[0], bbase = batch * sb[0];
   C acc[4][4];
   for (int i = 0; i < 4; ++i)
     for (int j = 0; j < 4; ++j) acc[i][j] = C(0);
-  for (int k0 = 0; k0 < pc.K; k0 += KT) {
+  for (int k0 = 0; k0 < K; k0 += KT) {
     for (int r = 0; r < 4; ++r) {
       int idx = tid + 256 * r;
       int ar = idx / KT, ak = idx % KT;  // a: 64 rows x 16 k
       int gr = row0 + ar, gk = k0 + ak;
-      As[ak][ar] = (gr < pc.M && gk < pc.K) ? LOAD(pc.a, abase + gr * pc.sa[1] + gk * pc.sa[2]) : C(0);
+      As[ak][ar] = (gr < M && gk < K) ? LOAD(A, abase + gr * sa[1] + gk * sa[2]) : C(0);
       int bk = idx / TILE, bc = idx % TILE;  // b: 16 k x 64 columns
       int gk2 = k0 + bk, gc = col0 + bc;
-      Bs[bk][bc] = (gk2 < pc.K && gc < pc.N) ? LOAD(pc.b, bbase + gk2 * pc.sb[1] + gc * pc.sb[2]) : C(0);
+      Bs[bk][bc] = (gk2 < K && gc < N) ? LOAD(B, bbase + gk2 * sb[1] + gc * sb[2]) : C(0);
     }
     barrier();
     for (int kk = 0; kk < KT; ++kk) {
@@ -50,16 +58,15 @@ void main() {
     }
     barrier();
   }
-  C alpha = SCALAR(pc.alpha), beta = SCALAR(pc.beta);
   for (int i = 0; i < 4; ++i) {
     int r = row0 + ty + 16 * i;
-    if (r >= pc.M) continue;
+    if (r >= M) continue;
     for (int j = 0; j < 4; ++j) {
       int c = col0 + tx + 16 * j;
-      if (c >= pc.N) continue;
+      if (c >= N) continue;
       C v = alpha * acc[i][j];
-      if (pc.use_c != 0) v += beta * LOAD(pc.c, batch * pc.sc[0] + r * pc.sc[1] + c * pc.sc[2]);
-      STORE(pc.o, batch * pc.so[0] + r * pc.so[1] + c * pc.so[2], v);
+      if (use_c) v += beta * LOAD(Cm, batch * sc[0] + r * sc[1] + c * sc[2]);
+      STORE(O, batch * so[0] + r * so[1] + c * so[2], v);
     }
   }
 }

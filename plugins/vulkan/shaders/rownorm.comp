@@ -122,8 +122,14 @@ double group_reduce(double v, bool is_max) {
   return r;
 }
 
+// 1: the row is one dim (the usual case), whose x, y, w, b strides main
+// reads once; else row_offsets walks the meta block for every element.
+layout(constant_id = 1) const int ONE_ROW_DIM = 0;
+ivec4 row_strides;
+
 // Offsets of element r of the row in x, y, w, b (ivec4).
 ivec4 row_offsets(Meta m, uint r) {
+  if (ONE_ROW_DIM == 1) return int(r) * row_strides;
   int nk = m.v[0], nr = m.v[1], base = 2 + 3 * nk;
   ivec4 o = ivec4(0);
   for (int d = nr - 1; d >= 0; --d) {
@@ -137,10 +143,20 @@ ivec4 row_offsets(Meta m, uint r) {
 }
 
 void main() {
+  // Every push constant is read here, before any loop or branch: on lavapipe
+  // a read inside one is a loop over the lanes.
+  const uint64_t X = pc.x, Y = pc.y, Wt = pc.w, Bt = pc.b;
+  const uint rows = pc.rows, len = pc.len;
+  const double eps = pc.eps;
+  const bool has_w = pc.has_w != 0, has_b = pc.has_b != 0;
   Meta m = Meta(pc.meta);
-  uint lid = gl_LocalInvocationID.x;
-  int nk = m.v[0];
-  for (uint row = gl_WorkGroupID.x; row < pc.rows; row += gl_NumWorkGroups.x) {
+  const uint lid = gl_LocalInvocationID.x;
+  const int nk = m.v[0];
+  if (ONE_ROW_DIM == 1) {
+    const int base = 2 + 3 * nk;
+    row_strides = ivec4(m.v[base + 1], m.v[base + 2], m.v[base + 3], m.v[base + 4]);
+  }
+  for (uint row = gl_WorkGroupID.x; row < rows; row += gl_NumWorkGroups.x) {
     int xo = 0, yo = 0;
     uint k = row;
     for (int d = nk - 1; d >= 0; --d) {
@@ -152,37 +168,37 @@ void main() {
     }
     if (OP == OP_LAYER_NORM) {
       double s = 0.0lf;
-      for (uint r = lid; r < pc.len; r += 256u) s += double(LOAD(pc.x, xo + row_offsets(m, r).x));
-      double mean = group_reduce(s, false) / double(pc.len);
+      for (uint r = lid; r < len; r += 256u) s += double(LOAD(X, xo + row_offsets(m, r).x));
+      double mean = group_reduce(s, false) / double(len);
       double q = 0.0lf;
-      for (uint r = lid; r < pc.len; r += 256u) {
-        double d = double(LOAD(pc.x, xo + row_offsets(m, r).x)) - mean;
+      for (uint r = lid; r < len; r += 256u) {
+        double d = double(LOAD(X, xo + row_offsets(m, r).x)) - mean;
         q += d * d;
       }
-      double rstd = 1.0lf / sqrt(group_reduce(q, false) / double(pc.len) + pc.eps);
-      for (uint r = lid; r < pc.len; r += 256u) {
+      double rstd = 1.0lf / sqrt(group_reduce(q, false) / double(len) + eps);
+      for (uint r = lid; r < len; r += 256u) {
         ivec4 o = row_offsets(m, r);
-        double v = (double(LOAD(pc.x, xo + o.x)) - mean) * rstd;
-        if (pc.has_w != 0) v *= double(LOAD(pc.w, o.z));
-        if (pc.has_b != 0) v += double(LOAD(pc.b, o.w));
-        STORE(pc.y, yo + o.y, C(v));
+        double v = (double(LOAD(X, xo + o.x)) - mean) * rstd;
+        if (has_w) v *= double(LOAD(Wt, o.z));
+        if (has_b) v += double(LOAD(Bt, o.w));
+        STORE(Y, yo + o.y, C(v));
       }
     } else {
       double mx = -INF_D;
-      for (uint r = lid; r < pc.len; r += 256u) {
-        double v = double(LOAD(pc.x, xo + row_offsets(m, r).x));
+      for (uint r = lid; r < len; r += 256u) {
+        double v = double(LOAD(X, xo + row_offsets(m, r).x));
         mx = isnan(mx) || mx > v ? mx : v;
       }
       mx = group_reduce(mx, true);
       double s = 0.0lf;
-      for (uint r = lid; r < pc.len; r += 256u)
-        s += exp_d(double(LOAD(pc.x, xo + row_offsets(m, r).x)) - mx);
+      for (uint r = lid; r < len; r += 256u)
+        s += exp_d(double(LOAD(X, xo + row_offsets(m, r).x)) - mx);
       s = group_reduce(s, false);
       double ls = log_d(s);
-      for (uint r = lid; r < pc.len; r += 256u) {
+      for (uint r = lid; r < len; r += 256u) {
         ivec4 o = row_offsets(m, r);
-        double d = double(LOAD(pc.x, xo + o.x)) - mx;
-        STORE(pc.y, yo + o.y, C(OP == OP_LOG_SOFTMAX ? d - ls : exp_d(d) / s));
+        double d = double(LOAD(X, xo + o.x)) - mx;
+        STORE(Y, yo + o.y, C(OP == OP_LOG_SOFTMAX ? d - ls : exp_d(d) / s));
       }
     }
   }
