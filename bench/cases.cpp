@@ -84,6 +84,40 @@ std::vector<Case> cases() {
          Tensor out = f32({4096, 1024}, dev);
          return [=] { layer_norm_out(out, x, {1024}, w, b); };
        }});
+  // Kernels off the fast contiguous-float32 paths: other dtypes, a broadcast,
+  // an index reduction, pooling and a grouped convolution.
+  constexpr int64_t k4M = int64_t(4) << 20;
+  all.push_back({"add_4M_i32", 3.0 * 4 * k4M, 0, [](Device dev) -> Op {
+                   TensorOptions o(DType::I32, dev);
+                   Tensor a = full({k4M}, 3, o), b = full({k4M}, 2, o), out = empty({k4M}, o);
+                   return [=] { add_out(out, a, b); };
+                 }});
+  all.push_back({"mul_4M_f16", 3.0 * 2 * k4M, 0, [](Device dev) -> Op {
+                   TensorOptions o(DType::F16, dev);
+                   Tensor a = full({k4M}, 1.5, o), b = full({k4M}, 0.5, o), out = empty({k4M}, o);
+                   return [=] { mul_out(out, a, b); };
+                 }});
+  all.push_back({"add_row_broadcast_2048", 2.0 * 4 * k4M, 0, [](Device dev) -> Op {
+                   Tensor a = f32({2048, 2048}, dev), row = f32({2048}, dev, 2.0),
+                          out = f32({2048, 2048}, dev);
+                   return [=] { add_out(out, a, row); };
+                 }});
+  all.push_back({"argmax_2048x2048", 4.0 * k4M, 0, [](Device dev) -> Op {
+                   Tensor x = f32({2048, 2048}, dev), out = empty({2048}, {DType::I64, dev});
+                   return [=] { argmax_out(out, x, 1, false); };
+                 }});
+  // ResNet-50's stem pooling: 3x3, stride 2, padding 1 over [8, 64, 112, 112].
+  all.push_back(
+      {"max_pool2d_resnet", 4.0 * 8 * 64 * (112 * 112 + 56 * 56), 0, [](Device dev) -> Op {
+         Tensor x = f32({8, 64, 112, 112}, dev, 0.5), out = f32({8, 64, 56, 56}, dev);
+         return [=] { max_pool2d_out(out, x, {3, 3}, {2, 2}, {1, 1}); };
+       }});
+  // A MobileNet depthwise 3x3 convolution: 128 groups of one channel, 56x56, N=8.
+  all.push_back({"conv2d_depthwise", 0, 2.0 * 8 * 128 * 56 * 56 * 3 * 3, [](Device dev) -> Op {
+                   Tensor x = f32({8, 128, 56, 56}, dev, 0.5), w = f32({128, 1, 3, 3}, dev, 0.1);
+                   Tensor out = f32({8, 128, 56, 56}, dev);
+                   return [=] { conv2d_out(out, x, w, {}, {1, 1}, {1, 1}, {1, 1}, 128); };
+                 }});
   return all;
 }
 
