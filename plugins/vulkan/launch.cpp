@@ -18,43 +18,68 @@ std::string packed_module(const char* module) {
   return find_spirv(m.c_str()) ? m : "";
 }
 
-// The packed path: float32 tensors (out first, then one or two inputs), all
-// contiguous with n elements, each starting on a 16-byte boundary. Records
-// the n / 4 * 4 leading elements and returns how many it covered (0: the
-// path does not apply, nothing was recorded).
+// The period of an input of the elementwise op writing n elements: n when t
+// is contiguous; P when t repeats one contiguous block of its trailing P
+// elements along leading dims of stride 0 (a row broadcast, e.g. a bias);
+// 0 otherwise.
+int64_t period_of(const plexus_tensor& t, int64_t n) {
+  int64_t expect = 1;  // the suffix product of the trailing (contiguous) dims
+  int32_t d = t.ndim - 1;
+  for (; d >= 0 && (t.sizes[d] == 1 || t.strides[d] == expect); --d) expect *= t.sizes[d];
+  for (; d >= 0; --d)
+    if (t.sizes[d] != 1 && t.strides[d] != 0) return 0;
+  return expect == 0 ? 0 : (n % expect == 0 ? expect : 0);
+}
+
+// The packed path: float32 tensors (out first, then one or two inputs), out
+// contiguous with n elements, each input contiguous or a row broadcast whose
+// row is a multiple of 4 elements, each starting on a 16-byte boundary.
+// Records the n / 4 * 4 leading elements and returns how many it covered (0:
+// the path does not apply, nothing was recorded).
 int64_t launch_packed(Device& dev, void* stream, const char* module,
                       std::initializer_list<int32_t> spec,
                       std::initializer_list<const plexus_tensor*> tensors, ElementwisePush push,
                       int64_t n) {
   if (!dev.info().packed || n < 4 || tensors.size() < 2 || tensors.size() > 3) return 0;
   for (const plexus_tensor* t : tensors)
-    if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0 ||
-        !is_contiguous(*t))
-      return 0;
+    if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0) return 0;
+  const plexus_tensor& out = **tensors.begin();
+  if (!is_contiguous(out)) return 0;
   std::string packed = packed_module(module);
   if (packed.empty()) return 0;
-  const plexus_tensor& out = **tensors.begin();
-  VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
-  uint64_t first[2] = {0, 0};  // each input's first texel
-  int k = 0;
-  for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k)
-    if (!texel_source(dev, **it, views[k], first[k])) return 0;
   // One dispatch per chunk, which the storage-buffer binding can span.
   const int64_t chunk = int64_t(
       std::min<VkDeviceSize>(dev.info().max_storage_range, VkDeviceSize{64} << 20) / 16 * 4);
+  VkBufferView views[2] = {VK_NULL_HANDLE, VK_NULL_HANDLE};
+  uint64_t first[2] = {0, 0};  // each input's first texel
+  int32_t periodic = 0;        // bit k: input k + 1 repeats every push.st[k + 1] quads
+  int k = 0;
+  for (auto it = tensors.begin() + 1; it != tensors.end(); ++it, ++k) {
+    const int64_t period = period_of(**it, n);
+    if (period == 0) return 0;
+    if (period != n) {
+      // Every chunk starts on a period, so a chunk's quad q reads quad q % period.
+      if (period % 4 != 0 || (n > chunk && chunk % period != 0)) return 0;
+      periodic |= 1 << k;
+      push.st[k + 1] = int32_t(period / 4);
+    }
+    if (!texel_source(dev, **it, views[k], first[k])) return 0;
+  }
+  const int32_t spec0 = spec.size() > 0 ? spec.begin()[0] : 0;
+  const int32_t spec1 = spec.size() > 1 ? spec.begin()[1] : 0;
   const int64_t covered = n / 4 * 4;
   const auto* out_alloc = static_cast<const Allocation*>(out.storage);
   const VkDeviceSize out_first = VkDeviceSize(out.offset) * 4;
   for (int64_t e0 = 0; e0 < covered; e0 += chunk) {
     int64_t m = std::min(chunk, covered - e0);
-    push.t[1] = first[0] + uint64_t(e0 / 4);
-    push.t[2] = first[1] + uint64_t(e0 / 4);
+    push.t[1] = first[0] + ((periodic & 1) ? 0 : uint64_t(e0 / 4));
+    push.t[2] = first[1] + ((periodic & 2) ? 0 : uint64_t(e0 / 4));
     push.n = uint32_t(m);
     // 1024 invocations x 4 quads of 4 elements per workgroup (shaders/elementwise.glsl).
     uint32_t groups = uint32_t((m / 4 + 4095) / 4096);
-    dev.dispatch_packed(stream, packed.c_str(), spec, &push, sizeof push, out_alloc,
-                        out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4, {views[0], views[1]},
-                        groups);
+    dev.dispatch_packed(stream, packed.c_str(), {spec0, spec1, periodic}, &push, sizeof push,
+                        out_alloc, out_first + VkDeviceSize(e0) * 4, VkDeviceSize(m) * 4,
+                        {views[0], views[1]}, groups);
   }
   return covered;
 }

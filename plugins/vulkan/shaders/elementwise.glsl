@@ -76,12 +76,23 @@ layout(std430, binding = 0) writeonly buffer PackedOut { u64vec2 q[]; } packed_o
 layout(binding = 1) uniform usamplerBuffer packed_in1;
 layout(binding = 2) uniform usamplerBuffer packed_in2;
 
-// Each input's first texel, read from the push constants once, before any
-// branch: on lavapipe a push-constant read inside a branch (or after an
-// early return) is a per-lane loop, which cost 20% of a large add.
+// Bit k set: input k + 1 is a row broadcast, whose quad q is its quad
+// q % st[k + 1] (launch.cpp starts every dispatch on a row).
+layout(constant_id = 2) const int PACKED_PERIODIC = 0;
+// Each input's first texel and period, read from the push constants once,
+// before any branch: on lavapipe a push-constant read inside a branch (or
+// after an early return) is a loop over the lanes, which cost 20% of a
+// large add.
 int packed_first1, packed_first2;
-vec4 packed_load1(uint q) { return uintBitsToFloat(texelFetch(packed_in1, packed_first1 + int(q))); }
-vec4 packed_load2(uint q) { return uintBitsToFloat(texelFetch(packed_in2, packed_first2 + int(q))); }
+uint packed_period1, packed_period2;
+vec4 packed_load1(uint q) {
+  uint t = (PACKED_PERIODIC & 1) != 0 ? q % packed_period1 : q;
+  return uintBitsToFloat(texelFetch(packed_in1, packed_first1 + int(t)));
+}
+vec4 packed_load2(uint q) {
+  uint t = (PACKED_PERIODIC & 2) != 0 ? q % packed_period2 : q;
+  return uintBitsToFloat(texelFetch(packed_in2, packed_first2 + int(t)));
+}
 void packed_store(uint q, vec4 v) {
   uvec4 u = floatBitsToUint(v);
   packed_out.q[q] = u64vec2(packUint2x32(u.xy), packUint2x32(u.zw));
@@ -92,6 +103,8 @@ void packed_store(uint q, vec4 v) {
 #define FOR_EACH_QUAD(q)                                                                 \
   packed_first1 = int(pc.t[1]);                                                          \
   packed_first2 = int(pc.t[2]);                                                          \
+  packed_period1 = uint(pc.st[1]);                                                       \
+  packed_period2 = uint(pc.st[2]);                                                       \
   const uint packed_quads = pc.n / 4u;                                                   \
   [[unroll]] for (uint packed_k = 0u, q = 0u; packed_k < PACKED_QUADS; ++packed_k)       \
     if ((q = gl_WorkGroupID.x * (PACKED_LOCAL * PACKED_QUADS) + gl_LocalInvocationID.x + \
