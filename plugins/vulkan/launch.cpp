@@ -40,7 +40,9 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
                       std::initializer_list<int32_t> spec,
                       std::initializer_list<const plexus_tensor*> tensors, ElementwisePush push,
                       int64_t n) {
-  if (!dev.info().packed || n < 4 || tensors.size() < 2 || tensors.size() > 3) return 0;
+  // The packed shaders take the caller's constants 0 and 1 and own constant 2.
+  if (!dev.info().packed || n < 4 || tensors.size() < 2 || tensors.size() > 3 || spec.size() > 2)
+    return 0;
   for (const plexus_tensor* t : tensors)
     if (t->dtype != PLEXUS_DTYPE_F32 || !t->storage || block_offset(*t) % 16 != 0) return 0;
   const plexus_tensor& out = **tensors.begin();

@@ -21,6 +21,7 @@ struct ReducePush {
   uint32_t count;
   int32_t rstride;  // the reduced dim's stride, when there is one
 };
+static_assert(sizeof(ReducePush) == 40);
 
 // Kept dims (size, self stride, out stride) and reduced dims (size, self
 // stride), each merged where contiguous, as the shader's meta block.
