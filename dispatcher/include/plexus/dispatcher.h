@@ -94,7 +94,7 @@ class Dispatcher {
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
-  struct State;  // private to the implementation (dispatcher_state.h)
+  struct State;  // private to the implementation (src/call/state.h)
 
  private:
   Dispatcher();

@@ -16,7 +16,12 @@ void define_unary_ops(Dispatcher& d);        // neg, abs, exp, ..., gelu, silu, 
 void define_compare_ops(Dispatcher& d);      // eq, ne, lt, le, gt, ge, where
 void define_reduce_ops(Dispatcher& d);       // sum, mean, amax, amin, argmax, argmin
 void define_matmul_ops(Dispatcher& d);       // mm, bmm, addmm, matmul, linear
-void define_nn_ops(Dispatcher& d);           // softmax, log_softmax, layer_norm, conv2d, ...
+void define_softmax_ops(Dispatcher& d);      // softmax, log_softmax
+void define_layer_norm_ops(Dispatcher& d);   // layer_norm
+void define_conv_ops(Dispatcher& d);         // conv2d
+void define_pool_ops(Dispatcher& d);         // max_pool2d
+void define_embedding_ops(Dispatcher& d);    // embedding
+void define_loss_ops(Dispatcher& d);         // mse_loss (composite)
 void define_pointwise_ops(Dispatcher& d);    // lerp, addcmul, addcdiv
 void define_shape_ops(Dispatcher& d);        // cat
 

@@ -6,7 +6,7 @@
 
 #include "plexus/error.h"
 #include "plexus/log.h"
-#include "plugin/abi_convert.h"
+#include "plugin/trampoline.h"
 
 namespace plexus {
 

@@ -12,8 +12,8 @@
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
 #include "plexus/log.h"
-#include "host_kernels.h"
-#include "plugin/abi_convert.h"
+#include "call/host_kernels.h"
+#include "plugin/trampoline.h"
 #include "plugin/plugin_backend.h"
 
 namespace plexus {
@@ -24,13 +24,6 @@ static_assert(static_cast<int>(ErrorCode::Unsupported) == PLEXUS_ERROR_UNSUPPORT
 static_assert(static_cast<int>(DType::F64) == PLEXUS_DTYPE_F64);
 static_assert(static_cast<int>(DType::BF16) == PLEXUS_DTYPE_BF16);
 static_assert(kNumDTypes == PLEXUS_NUM_DTYPES);
-
-// One registered kernel's trampoline context.
-struct PluginKernel {
-  plexus_kernel_fn fn;
-  void* user_data;
-  HostContext* host;
-};
 
 struct HostContext {
   PluginInstance* plugin;
@@ -92,24 +85,6 @@ plexus_status host_register_backend(void* ctx, const plexus_backend* table, int3
   });
 }
 
-// Calls the plugin's kernel with the ABI's view of the arguments.
-void kernel_trampoline(void* ctx, KernelCall& call) {
-  PluginKernel& k = *static_cast<PluginKernel*>(ctx);
-  AbiArgs abi(call);
-  plexus_kernel_call c{};
-  c.struct_size = sizeof(plexus_kernel_call);
-  c.op = call.op.name().c_str();
-  c.args = abi.values();
-  c.num_args = static_cast<int64_t>(abi.size());
-  c.device_index = call.device.index;
-  c.dtype = static_cast<plexus_dtype>(call.dtype);
-  c.stream = nullptr;
-  c.host_call = &call;
-  plexus_status st = k.fn(k.user_data, &c);
-  if (st != PLEXUS_OK)
-    throw plugin_error(st, k.host->plugin->name, fmt::format("kernel for '{}'", call.op.name()));
-}
-
 plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint32_t mask,
                                    plexus_kernel_fn fn, void* user_data) {
   HostContext& h = host_of(ctx);
@@ -128,7 +103,7 @@ plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint
     // The core's own cpu kernels (copy_, fill_) give way to a plugin's.
     const KernelEntry* existing = d.op(op).kernel(static_cast<DeviceType>(slot));
     bool replace = existing && existing->source == kHostKernelSource;
-    PluginKernel& k = h.kernels.emplace_back(PluginKernel{fn, user_data, &h});
+    PluginKernel& k = h.kernels.emplace_back(PluginKernel{fn, user_data, h.plugin->name});
     d.register_kernel(op, static_cast<DeviceType>(slot), kernel_trampoline, &k,
                       DTypeSet::from_bits(mask), h.plugin->name + " plugin", replace);
     h.registered.emplace_back(op, static_cast<DeviceType>(slot));

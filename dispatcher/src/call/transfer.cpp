@@ -1,4 +1,4 @@
-#include "transfer.h"
+#include "call/transfer.h"
 
 #include "plexus/device_backend.h"
 #include "plexus/factories.h"

@@ -1,21 +1,16 @@
+// The engine: op definitions and kernel registration (under a lock, published
+// atomically), then every call: its device, its layers, then the backend step.
 #include "plexus/dispatcher.h"
 
 #include <fmt/format.h>
 
 #include <bit>
 
-#include "catalog/catalog.h"
-#include "dispatcher_state.h"
-#include "host_kernels.h"
+#include "call/state.h"
 #include "plexus/error.h"
 #include "plexus/log.h"
-#include "profiler_env.h"
 
 namespace plexus {
-
-std::string_view fallback_policy_name(FallbackPolicy p) {
-  return p == FallbackPolicy::Cpu ? "cpu" : "error";
-}
 
 ThreadLayers& thread_layers() {
   // initial-exec: libplexus is linked, never dlopen'ed, so its TLS is static.
@@ -25,18 +20,6 @@ ThreadLayers& thread_layers() {
 
 Dispatcher::Dispatcher() : state_(std::make_unique<State>()) {}
 Dispatcher::~Dispatcher() = default;
-
-Dispatcher& Dispatcher::get() {
-  // Built once, never destroyed: plugins and static objects may call it late.
-  static Dispatcher* d = [] {
-    auto* disp = new Dispatcher;
-    define_catalog(*disp);
-    register_host_kernels(*disp);
-    profiler::start_from_environment(*disp);
-    return disp;
-  }();
-  return *d;
-}
 
 Operator& Dispatcher::add_op(std::string_view schema_text) {
   Schema schema = parse_schema(schema_text);
@@ -192,16 +175,6 @@ void Dispatcher::enable_layer(Layer layer, bool on) {
 
 bool Dispatcher::layer_enabled(Layer layer) const {
   return state_->enabled_layers.load() & layer_bit(layer);
-}
-
-void Dispatcher::set_fallback_policy(FallbackPolicy p) { state_->fallback.store(p); }
-FallbackPolicy Dispatcher::fallback_policy() const { return state_->fallback.load(); }
-
-std::vector<FallbackCount> Dispatcher::fallback_counts() const {
-  std::lock_guard lock(state_->fallback_mutex);
-  std::vector<FallbackCount> out;
-  for (auto& [key, n] : state_->fallback_counts) out.push_back({key.first, key.second, n});
-  return out;
 }
 
 namespace {

@@ -1,5 +1,5 @@
 // C++ API: copies, conversions and the Tensor methods that move data.
-#include "ops_util.h"
+#include "api/call.h"
 #include "plexus/dtype_dispatch.h"
 #include "plexus/ops.h"
 

@@ -1,4 +1,4 @@
-#include "overlap.h"
+#include "call/overlap.h"
 
 #include <algorithm>
 #include <numeric>
@@ -6,7 +6,7 @@
 
 #include <boost/container/small_vector.hpp>
 
-#include "transfer.h"
+#include "call/transfer.h"
 
 namespace plexus {
 

@@ -1,5 +1,6 @@
-// Conversions between the dispatcher's types and the plugin ABI's, and the
-// per-thread error message a plugin attaches to a failing status.
+// The ABI trampoline: conversions between the dispatcher's types and the
+// plugin ABI's, the call of a plugin kernel, and the per-thread error message
+// a plugin attaches to a failing status.
 #pragma once
 
 #include <string>
@@ -56,5 +57,16 @@ std::string take_plugin_error_message();
 // The Error for a plugin's failing status: its code, and the plugin's message
 // or, without one, what failed ("plugin 'toydev': init returned out of memory").
 Error plugin_error(plexus_status status, const std::string& plugin, const std::string& what);
+
+// One registered plugin kernel: the context kernel_trampoline is registered with.
+struct PluginKernel {
+  plexus_kernel_fn fn;
+  void* user_data;
+  std::string plugin;  // the plugin's name, for errors
+};
+
+// A KernelFn (plexus/kernel.h) whose ctx is a PluginKernel: calls the plugin's
+// kernel with the ABI's view of `call`; a failing status becomes an Error.
+void kernel_trampoline(void* ctx, KernelCall& call);
 
 }  // namespace plexus

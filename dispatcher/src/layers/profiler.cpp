@@ -16,7 +16,7 @@
 
 #include "plexus/dispatcher.h"
 #include "plexus/env.h"
-#include "profiler_env.h"
+#include "layers/profiler_env.h"
 
 namespace plexus::profiler {
 namespace {

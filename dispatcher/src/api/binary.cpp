@@ -1,5 +1,5 @@
 // C++ API: binary arithmetic and the arithmetic operators.
-#include "ops_util.h"
+#include "api/call.h"
 #include "plexus/ops.h"
 
 namespace plexus {

@@ -25,4 +25,8 @@ inline Value opt_int_list(const std::optional<std::vector<int64_t>>& l) {
 }
 inline Value opt_dtype(const std::optional<DType>& t) { return t ? Value::dtype(*t) : Value(); }
 
+// Unbatched [C, H, W] images gain a batch dim of 1 around conv2d and max_pool2d.
+inline bool unbatched(const Tensor& t) { return t.defined() && t.dim() == 3; }
+inline Tensor batched(const Tensor& t) { return unbatched(t) ? t.unsqueeze(0) : t; }
+
 }  // namespace plexus::detail

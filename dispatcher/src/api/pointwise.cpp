@@ -1,5 +1,5 @@
 // C++ API: lerp, addcmul, addcdiv.
-#include "ops_util.h"
+#include "api/call.h"
 #include "plexus/ops.h"
 
 namespace plexus {

@@ -1,4 +1,4 @@
-#include "host_kernels.h"
+#include "call/host_kernels.h"
 
 #include "plexus/dispatcher.h"
 #include "plexus/dtype_dispatch.h"

@@ -5,109 +5,18 @@
 #include <cstring>
 #include <new>
 
-#include "dispatcher_state.h"
-#include "overlap.h"
+#include "call/args.h"
+#include "call/fallback.h"
+#include "call/state.h"
+#include "call/overlap.h"
 #include "plexus/device_backend.h"
 #include "plexus/factories.h"
 #include "plexus/log.h"
 #include "plexus/meta.h"
-#include "transfer.h"
+#include "call/transfer.h"
 
 namespace plexus {
 namespace {
-
-// The boxed arguments of one call, copied so meta functions may rewrite them.
-// Values are trivially copyable, so filling the buffer is a memcpy.
-class Args {
- public:
-  static constexpr size_t kCapacity = 24;
-  Args(std::span<const Value> v) : n_(v.size()) {
-    PLEXUS_CHECK(n_ < kCapacity, ErrorCode::Unsupported, "ops take at most {} arguments",
-                 kCapacity - 1);
-    std::memcpy(static_cast<void*>(buf_), v.data(), n_ * sizeof(Value));
-  }
-  Value* begin() { return data(); }
-  Value* end() { return data() + n_; }
-  Value* data() { return std::launder(reinterpret_cast<Value*>(buf_)); }
-  size_t size() const { return n_; }
-  Value& operator[](size_t i) { return data()[i]; }
-  void resize(size_t n) { n_ = n; }
-  void push_back(const Value& v) { std::memcpy(static_cast<void*>(data() + n_++), &v, sizeof(Value)); }
-  std::span<const Value> span() { return {data(), n_}; }
-
- private:
-  static_assert(std::is_trivially_copyable_v<Value> && std::is_trivially_destructible_v<Value>);
-  alignas(Value) std::byte buf_[kCapacity * sizeof(Value)];
-  size_t n_;
-};
-
-size_t kernel_count(DeviceType backend) {
-  size_t n = 0;
-  for (const Operator* o : Dispatcher::get().ops())
-    if (o->kernel(backend)) ++n;
-  return n;
-}
-
-[[noreturn]] void no_kernel(const Operator& kop, Device device, DType dtype, bool cpu_tried) {
-  std::string backend(device_type_name(device.type));
-  const KernelEntry* k = kop.kernel(device.type);
-  std::string what =
-      k ? fmt::format("{} has a kernel for '{}' only for {}, not {}", backend, kop.name(),
-                      k->dtypes.str(), dtype_name(dtype))
-        : fmt::format("{} has no kernel for '{}' for {} (it has kernels for {} ops)", backend,
-                      kop.name(), dtype_name(dtype), kernel_count(device.type));
-  std::string hint;
-  if (cpu_tried) {
-    const KernelEntry* c = kop.kernel(kCPU);
-    hint = c ? fmt::format("; the cpu fallback has it only for {}", c->dtypes.str())
-             : "; the cpu fallback has no kernel for it either";
-  } else if (!device.is_cpu()) {
-    hint = "; the fallback policy is 'error' (policy 'cpu' would run it on the cpu)";
-  }
-  throw Error(ErrorCode::Unsupported, what + hint,
-              {kop.name(), "", backend, device.str()});
-}
-
-void note_fallback(Dispatcher::State& st, const Operator& kop, Device device) {
-  std::string backend(device_type_name(device.type));
-  bool first;
-  {
-    std::lock_guard lock(st.fallback_mutex);
-    first = st.fallback_counts[{kop.name(), backend}]++ == 0;
-  }
-  if (first)
-    log::get("dispatcher").warn("{} has no kernel for '{}'; running it on the cpu (copies to and "
-                                "from the host; warned once per op)", backend, kop.name());
-}
-
-// Runs `kop` on the cpu with host copies of the arguments; writes the result back.
-Tensor run_on_cpu(Dispatcher::State& st, const Operator& kop, Device device, DType dtype,
-                  std::span<const Value> kargs) {
-  const KernelEntry* ck = kop.kernel(kCPU);
-  if (!ck || !ck->dtypes.contains(dtype)) no_kernel(kop, device, dtype, true);
-  note_fallback(st, kop, device);
-  Args host(kargs);
-  std::vector<Tensor> keep;
-  std::vector<std::vector<Tensor>> keep_lists;
-  keep.reserve(kargs.size());
-  for (size_t i = 0; i < host.size(); ++i) {
-    if (host[i].tag() == Value::Tag::Tensor) {
-      host[i] = Value::tensor(keep.emplace_back(host_copy_of(host[i].to_tensor())));
-    } else if (host[i].tag() == Value::Tag::TensorList) {
-      auto& list = keep_lists.emplace_back();
-      for (const Tensor& t : host[i].to_tensor_list()) list.push_back(host_copy_of(t));
-      host[i] = Value::tensor_list(list);
-    }
-  }
-  KernelCall call{kop, host.span(), Device(), dtype, {}};
-  ck->fn(ck->ctx, call);
-  int w = kop.written_arg();
-  if (w >= 0) {
-    write_from_host(kargs[w].to_tensor(), host[w].to_tensor());
-    return kargs[w].to_tensor();
-  }
-  return call.result.defined() ? call.result.to(device) : call.result;
-}
 
 // Kernel, then composite, then fallback policy.
 Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite, Device device,

@@ -1,0 +1,22 @@
+// C++ API: embedding.
+#include "api/call.h"
+#include "plexus/ops.h"
+
+namespace plexus {
+
+Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx,
+                 bool scale_grad_by_freq, bool sparse) {
+  static const Operator& op = detail::op("embedding");
+  return detail::call(op,
+                      {Value::tensor(weight), Value::tensor(indices), Value::integer(padding_idx),
+                       Value::boolean(scale_grad_by_freq), Value::boolean(sparse)});
+}
+const Tensor& embedding_out(const Tensor& out, const Tensor& weight, const Tensor& indices,
+                            int64_t padding_idx, bool scale_grad_by_freq, bool sparse) {
+  static const Operator& op = detail::op("embedding.out");
+  detail::call(op,
+               {Value::tensor(weight), Value::tensor(indices), Value::integer(padding_idx),
+                Value::boolean(scale_grad_by_freq), Value::boolean(sparse), Value::tensor(out)});
+  return out;
+}
+}  // namespace plexus
