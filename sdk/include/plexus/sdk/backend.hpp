@@ -22,6 +22,10 @@
 // void stream_synchronize(int32_t, void*), void* event_create(int32_t),
 // void event_destroy(int32_t, void*), void event_record(int32_t, void* event, void* stream),
 // void event_wait(int32_t, void* event, void* stream), void event_synchronize(int32_t, void*).
+//
+// Kernels are registered one way, backend.register_kernel<&fn>(op, dtypes), where fn
+// is void(Impl&, const plexus_kernel_call&) or void(const plexus_kernel_call&); a plugin
+// that routes calls itself passes a C kernel and its user_data instead.
 #pragma once
 
 #include <cstddef>
@@ -33,6 +37,7 @@
 #include "plexus/plugin.h"
 #include "plexus/sdk/error.hpp"
 #include "plexus/sdk/host.hpp"
+#include "plexus/sdk/kernel.hpp"
 
 namespace plexus::sdk {
 namespace detail {
@@ -81,8 +86,20 @@ class Backend {
   // dtypes in dtype_mask; throws when the host refuses. Only during init.
   template <KernelFunction Fn>
   void register_kernel(const char* op, uint32_t dtype_mask) {
-    check(host_->register_kernel(host_->host_ctx, slot_, op, dtype_mask, &kernel<Fn>,
-                                 static_cast<Backend*>(this)),
+    register_kernel(op, dtype_mask, &kernel<Fn>, static_cast<Backend*>(this));
+  }
+
+  // The same for a kernel that needs no backend object: Fn(call).
+  template <sdk::KernelFunction Fn>
+  void register_kernel(const char* op, uint32_t dtype_mask) {
+    register_kernel(op, dtype_mask, &kernel_trampoline<Fn>, const_cast<plexus_host_api*>(host_));
+  }
+
+  // The same for a C kernel with its own user_data (a plugin that routes calls
+  // itself, e.g. to a vendor library first). All three spellings end here.
+  void register_kernel(const char* op, uint32_t dtype_mask, plexus_kernel_fn fn,
+                       void* user_data) {
+    check(host_->register_kernel(host_->host_ctx, slot_, op, dtype_mask, fn, user_data),
           std::string("register_kernel(\"") + op + "\")");
   }
 
