@@ -1,5 +1,5 @@
 // The plugin loader: manifests, search order, trust, loading, failures and
-// unloading, run against the fixture plugins built from tests/plugins/.
+// unloading, run against the fixture plugins built from tests/dispatcher/plugin/fixtures/.
 #include <catch2/catch.hpp>
 
 #ifdef PLEXUS_TEST_PLUGIN_DIR

@@ -1,7 +1,7 @@
 // plexus::Runtime: the device it chooses under each way of asking (explicit
 // device, prefer list, each policy, PLEXUS_DEVICE), the clear error when the
 // asked-for device is unavailable, explain(), and the settings it applies.
-// Devices come from fixture plugins (tests/plugins/devices.c) whose kind,
+// Devices come from fixture plugins (tests/dispatcher/plugin/fixtures/devices.c) whose kind,
 // count and memory are set through the config's plugin options.
 #include <fmt/format.h>
 

@@ -1,6 +1,6 @@
-// Meta functions and composites of reductions, matrix products, nn ops and
-// cat: output shapes and dtypes, what the kernels receive, every rejected
-// input, and which kernels the composites reach.
+// Meta functions and composites of the reduce, matmul, softmax, layer_norm, conv,
+// pool, embedding and shape families: output shapes and dtypes, what the kernels
+// receive, every rejected input, and which kernels the composites reach.
 #include <fmt/format.h>
 
 #include <catch2/catch.hpp>
