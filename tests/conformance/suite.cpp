@@ -300,7 +300,11 @@ std::vector<OpInfo> all_op_infos() {
   add_compare_ops(v);
   add_reduce_ops(v);
   add_matmul_ops(v);
-  add_nn_ops(v);
+  add_softmax_ops(v);
+  add_layer_norm_ops(v);
+  add_conv_ops(v);
+  add_pool_ops(v);
+  add_embedding_ops(v);
   add_pointwise_ops(v);
   add_shape_ops(v);
   return v;

@@ -208,7 +208,11 @@ void add_binary_ops(std::vector<OpInfo>& v);     // add ... minimum
 void add_compare_ops(std::vector<OpInfo>& v);    // eq ... ge, where
 void add_reduce_ops(std::vector<OpInfo>& v);     // sum ... argmin
 void add_matmul_ops(std::vector<OpInfo>& v);     // mm, bmm, addmm
-void add_nn_ops(std::vector<OpInfo>& v);         // softmax ... embedding
+void add_softmax_ops(std::vector<OpInfo>& v);     // softmax, log_softmax
+void add_layer_norm_ops(std::vector<OpInfo>& v);  // layer_norm
+void add_conv_ops(std::vector<OpInfo>& v);        // conv2d
+void add_pool_ops(std::vector<OpInfo>& v);        // max_pool2d
+void add_embedding_ops(std::vector<OpInfo>& v);   // embedding
 void add_pointwise_ops(std::vector<OpInfo>& v);  // lerp, addcmul, addcdiv
 void add_shape_ops(std::vector<OpInfo>& v);      // cat
 

@@ -34,4 +34,25 @@ std::vector<double> accumulation_scale(DType dt, std::vector<double> abs_sums, i
   return abs_sums;
 }
 
+// float16 and bfloat16 compute in float32 and round once (the project's rule):
+// their accumulated rounding is float32's, here in units of the dtype's eps.
+double compute_eps_ratio(DType t) {
+  return t == DType::F16 || t == DType::BF16 ? dtype_eps(DType::F32) / dtype_eps(t) : 1.0;
+}
+
+// An expected result whose per-element error bound (in the kernel's compute
+// eps) is `scale` times `factor`.
+Expected accumulated(ref::Tensor values, std::vector<double> scale, double factor) {
+  const double r = compute_eps_ratio(values.dtype) * factor;
+  for (double& s : scale) s *= r;
+  return Expected{std::move(values), std::move(scale)};
+}
+
+// A tensor of `sizes` whose elements at `fraction` of the positions are `v`.
+ref::Tensor sprinkle(Rng& rng, ref::Tensor t, double v, double fraction) {
+  for (int64_t k = 0; k < t.numel(); ++k)
+    if (rng.uniform(0, 1) < fraction) t.set_float(k, v);
+  return t;
+}
+
 }  // namespace plexus::conformance

@@ -37,4 +37,13 @@ std::vector<double> accumulation_scale(DType dt, std::vector<double> abs_sums, i
 // it; one wrong term of average size does not, for the sizes used here).
 constexpr Tolerance kAccumulated = {.ulps = 1, .acc = 2};
 
+// float16 and bfloat16 compute in float32 and round once (the project's rule):
+// their accumulated rounding is float32's, here in units of the dtype's eps.
+double compute_eps_ratio(DType t);
+// An expected result whose per-element error bound (in the kernel's compute
+// eps) is `scale` times `factor`.
+Expected accumulated(ref::Tensor values, std::vector<double> scale, double factor = 1);
+// `t` with the elements at about `fraction` of the positions set to `v`.
+ref::Tensor sprinkle(Rng& rng, ref::Tensor t, double v, double fraction);
+
 }  // namespace plexus::conformance

@@ -1,0 +1,93 @@
+// Conformance cases of embedding.
+#include "reference/embedding.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+#include <utility>
+
+#include "ops/common.h"
+#include "suite.h"
+
+namespace plexus::conformance {
+
+namespace {
+
+void embedding_cases(CaseSet& set) {
+  const DType dt = set.dtype();
+  // Copies rows: exact, -0 included.
+  const Tolerance tol{.signed_zero = true};
+  auto indices = [](Rng& rng, DType t, const ref::Sizes& sizes, int64_t num) {
+    ref::Tensor idx(t, sizes);
+    for (int64_t k = 0; k < idx.numel(); ++k) idx.set_int(k, rng.integer(0, num - 1));
+    return idx;
+  };
+  auto add = [&](const std::string& name, ref::Sizes weight, ref::Sizes idx,
+                 DType index_dtype = DType::I64, uint32_t weight_layout = Contiguous,
+                 uint32_t index_layout = Contiguous) -> Case& {
+    Case& c = set.add(name);
+    c.tensor("weight", random(c.rng, dt, weight), weight_layout);
+    c.tensor("indices", indices(c.rng, index_dtype, idx, std::max<int64_t>(weight[0], 1)),
+             index_layout);
+    c.ref([](const Inputs& in) { return expect(ref::embedding(in["weight"], in["indices"])); });
+    c.tolerance(tol);
+    return c;
+  };
+  add("basic", {10, 4}, {5});
+  add("int32", {10, 4}, {5}, DType::I32);
+  add("0d_index", {7, 3}, {});
+  add("0d_index_int32", {7, 3}, {}, DType::I32);
+  add("empty", {7, 3}, {0});
+  add("empty_2d", {7, 3}, {2, 0}, DType::I32);
+  add("empty_weight", {0, 3}, {0});
+  add("zero_width", {7, 0}, {4});
+  add("one", {1, 1}, {1});
+  add("3d_indices", {11, 5}, {2, 3, 4});
+  add("repeated", {3, 6}, {40});
+  add("prime", {13, 17}, {19}, DType::I32);
+  add("transposed_weight", {9, 6}, {4, 5}, DType::I64, Transposed).out_layout = Transposed;
+  add("strided", {9, 6}, {4, 5}, DType::I32, Strided, Strided).out_layout = Strided;
+  add("offset", {9, 6}, {7}, DType::I64, Offset, Offset).out_layout = Offset;
+  add("transposed_indices", {9, 6}, {4, 5}, DType::I64, Contiguous, Transposed);
+  add("expanded", {9, 6}, {3, 5}, DType::I64, Expanded, Expanded);
+  add("large", {1000, 64}, {4001});
+  // padding_idx and the other flags only change the backward pass.
+  for (int64_t pad : {int64_t{3}, int64_t{-2}}) {
+    Case& c = add(pad >= 0 ? "padding_idx" : "padding_idx_negative", {6, 4}, {12});
+    c.arg("padding_idx", pad);
+    ref::Tensor& idx = std::get<TensorArg>(c.args[1].second).values;
+    for (int64_t k = 0; k < 12; k += 2) idx.set_int(k, pad >= 0 ? pad : 6 + pad);
+  }
+  add("flags", {6, 4}, {8}).arg("scale_grad_by_freq", true).arg("sparse", true);
+  {
+    // The dtype's special values (int64's edges) copied bit-exactly.
+    Case& c = add("special", {15, 3}, {30});
+    std::vector<double> sv = special_values(dt);
+    std::get<TensorArg>(c.args[0].second).values = from_values(dt, {15, 3}, sv);
+  }
+  // Errors: an index past the end, a negative one (PyTorch raises for both,
+  // whatever padding_idx), indices that are not int32/int64.
+  for (DType t : {DType::I64, DType::I32}) {
+    std::string suffix = t == DType::I64 ? "" : "_int32";
+    Case& past = add("error_index_past_end" + suffix, {5, 3}, {4}, t);
+    std::get<TensorArg>(past.args[1].second).values.set_int(2, 5);
+    past.expect_error = "";
+    Case& neg = add("error_index_negative" + suffix, {5, 3}, {4}, t);
+    std::get<TensorArg>(neg.args[1].second).values.set_int(3, -1);
+    neg.expect_error = "";
+  }
+  {
+    Case& c = add("error_float_indices", {5, 3}, {4});
+    c.tensor("indices", random(c.rng, DType::F32, {4}, {0, 4}));
+    c.expect_error = "";
+  }
+  add("stress", {50, 32}, {16, 8}).stress = true;
+}
+
+}  // namespace
+
+void add_embedding_ops(std::vector<OpInfo>& v) {
+  v.push_back({"embedding.out", embedding_cases});
+}
+
+}  // namespace plexus::conformance
