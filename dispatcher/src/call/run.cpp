@@ -8,6 +8,7 @@
 #include "call/args.h"
 #include "call/fallback.h"
 #include "call/state.h"
+#include "call/output.h"
 #include "call/overlap.h"
 #include "plexus/device_backend.h"
 #include "plexus/factories.h"
@@ -40,49 +41,6 @@ Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite
   if (device.is_cpu() || st.fallback.load(std::memory_order_relaxed) == FallbackPolicy::Error)
     no_kernel(kop, device, dtype, false);
   return run_on_cpu(st, kop, device, dtype, kargs);
-}
-
-// The tensor an in-place or out call writes, checked against the meta's spec.
-void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec, Device device) {
-  const std::string& name = op.schema().arguments[op.written_arg()].name;
-  if (out.device() != device)
-    fail_arg(name, "expected a tensor on {}, got one on {}", device.str(), out.device().str());
-  if (!std::equal(out.sizes().begin(), out.sizes().end(), spec.sizes.begin(), spec.sizes.end()))
-    fail_arg(name, "the result has shape {}, but the written tensor has shape {}",
-             shape_str(spec.sizes), shape_str(out.sizes()));
-  if (!can_cast(spec.dtype, out.dtype()))
-    fail_arg(name, "the result type {} can't be cast to the written tensor's type {}",
-             dtype_name(spec.dtype), dtype_name(out.dtype()));
-  if (has_internal_overlap(out))
-    fail_arg(name, "the written tensor has elements that share memory (an expanded view); "
-                   "write into a tensor with distinct elements");
-}
-
-// True when the kernel must write into a temporary and the result be copied:
-// an input shares memory with the output other than being exactly it.
-bool needs_temporary(const Operator& op, const Tensor& out, std::span<const Value> inputs,
-                     size_t skip) {
-  bool temp = false;
-  auto check = [&](const Tensor& t, size_t i) {
-    switch (overlap(out, t)) {
-      case Overlap::None: return;
-      case Overlap::Full:
-        if (!op.elementwise()) temp = true;
-        return;
-      case Overlap::Partial:
-        fail_arg(op.schema().arguments[i].name,
-                 "this input partially overlaps the written tensor {}; some elements would be "
-                 "read after being written. Pass a copy (.clone())",
-                 op.schema().arguments[op.written_arg()].name);
-    }
-  };
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    if (i == skip) continue;
-    if (inputs[i].tag() == Value::Tag::Tensor) check(inputs[i].to_tensor(), i);
-    else if (inputs[i].tag() == Value::Tag::TensorList)
-      for (const Tensor& t : inputs[i].to_tensor_list()) check(t, i);
-  }
-  return temp;
 }
 
 Tensor run_direct(Dispatcher::State& st, const Operator& op, Device device,
