@@ -1,8 +1,12 @@
-#include "arena.h"
+// The simulated device memory (Arena), and the plexus_backend memory functions over it.
+#include "memory.h"
 
 #include <cstdio>
+#include <cstring>
 #include <plexus/plugin.hpp>
 #include <string>
+
+#include "backend.h"
 
 namespace toydev {
 namespace {
@@ -65,6 +69,34 @@ std::byte* Arena::resolve(const void* handle, size_t offset, size_t nbytes) {
                   std::to_string(it->second.size()));
   // The vector's buffer stays put while the block lives, map rehashing included.
   return it->second.data() + offset;
+}
+
+// The plexus_backend memory functions over the arena.
+
+void ToyBackend::memset(int32_t device, void* ptr, size_t offset, int32_t value, size_t nbytes,
+                        void* stream) {
+  check_stream(device, stream);
+  std::memset(arena(device).resolve(ptr, offset, nbytes), value, nbytes);
+}
+
+void ToyBackend::copy_host_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
+                                     size_t nbytes, void* stream) {
+  check_stream(device, stream);
+  std::memcpy(arena(device).resolve(dst, dst_offset, nbytes), src, nbytes);
+}
+
+void ToyBackend::copy_device_to_host(int32_t device, void* dst, const void* src, size_t src_offset,
+                                     size_t nbytes, void* stream) {
+  check_stream(device, stream);
+  std::memcpy(dst, arena(device).resolve(src, src_offset, nbytes), nbytes);
+}
+
+void ToyBackend::copy_device_to_device(int32_t device, void* dst, size_t dst_offset,
+                                       const void* src, size_t src_offset, size_t nbytes,
+                                       void* stream) {
+  check_stream(device, stream);
+  Arena& a = arena(device);
+  std::memcpy(a.resolve(dst, dst_offset, nbytes), a.resolve(src, src_offset, nbytes), nbytes);
 }
 
 }  // namespace toydev

@@ -9,7 +9,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "arena.h"
+#include "memory.h"
 
 namespace toydev {
 
