@@ -13,6 +13,7 @@ namespace {
 
 using catalog::pair_arg;
 using catalog::window;
+using catalog::Window;
 
 // Checks the dtypes of conv2d's tensors: floating and all the same.
 DType conv_dtype(MetaContext& ctx) {

@@ -12,6 +12,7 @@ namespace {
 
 using catalog::pair_arg;
 using catalog::window;
+using catalog::Window;
 using catalog::floor_div;
 
 // max_pool2d(self, kernel_size, stride, padding, dilation, ceil_mode)

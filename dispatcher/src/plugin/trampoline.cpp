@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "plexus/op.h"
+
 namespace plexus {
 
 namespace {
