@@ -46,6 +46,7 @@ PluginBackend::PluginBackend(const plexus_backend& t, std::string plugin)
   need(reinterpret_cast<const void*>(t.synchronize), "synchronize");
   PLEXUS_CHECK(missing.empty(), ErrorCode::InvalidArgument,
                "plugin '{}': backend '{}' lacks required functions: {}", plugin_, t.name, missing);
+  // The streams-and-events rule of plugin.h: two groups, each all or none.
   int streams = !!t.stream_create + !!t.stream_destroy + !!t.stream_synchronize;
   PLEXUS_CHECK(streams == 0 || streams == 3, ErrorCode::InvalidArgument,
                "plugin '{}': backend '{}' must provide all stream functions or none", plugin_,

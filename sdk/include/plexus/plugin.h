@@ -305,15 +305,27 @@ typedef struct plexus_backend {
                                          size_t dst_offset, const void* src, size_t src_offset,
                                          size_t nbytes, void* stream);
 
-  /* Optional (all five or none). Streams: ordered queues of work. */
+  /* Streams and events: the one rule (the loader enforces it; sdk::Backend
+   * checks it at compile time). Two optional groups, each all or none:
+   *   streams: stream_create, stream_destroy, stream_synchronize;
+   *   events:  event_create, event_destroy, event_record, event_wait,
+   *            event_synchronize.
+   * The groups are independent: a backend may offer events without streams
+   * (recorded on the default stream, NULL). A backend without streams has its
+   * work run on the default stream only; one without events gets none. A
+   * partial group is refused when the backend registers, naming the group. */
+
+  /* Streams: ordered queues of work. *out (out) receives the new stream,
+   * owned by the host until it passes it to stream_destroy. */
   plexus_status (*stream_create)(void* user_data, int32_t device, void** out);
   void (*stream_destroy)(void* user_data, int32_t device, void* stream);
   /* Waits on the host until all work on the stream is done. */
   plexus_status (*stream_synchronize)(void* user_data, int32_t device, void* stream);
-  /* Events: markers in a stream. */
+  /* Events: markers in a stream. *out (out) receives the new event, owned by
+   * the host until it passes it to event_destroy. */
   plexus_status (*event_create)(void* user_data, int32_t device, void** out);
   void (*event_destroy)(void* user_data, int32_t device, void* event);
-  /* Optional (with the event functions). Marks the point in `stream` reached so far. */
+  /* Marks the point in `stream` (NULL: the default stream) reached so far. */
   plexus_status (*event_record)(void* user_data, int32_t device, void* event, void* stream);
   /* Makes later work on `stream` wait for the event (not the host). */
   plexus_status (*event_wait)(void* user_data, int32_t device, void* event, void* stream);

@@ -17,11 +17,12 @@
 //                              size_t src_offset, size_t nbytes, void* stream);
 //   void synchronize(int32_t device);
 //
-// and optionally `const char* unavailable_reason()` and, all together, the
-// streams and events: void* stream_create(int32_t), void stream_destroy(int32_t, void*),
-// void stream_synchronize(int32_t, void*), void* event_create(int32_t),
+// and optionally `const char* unavailable_reason()`, the streams (all three or none:
+// void* stream_create(int32_t), void stream_destroy(int32_t, void*),
+// void stream_synchronize(int32_t, void*)) and the events (all five or none, the rule
+// of plugin.h: void* event_create(int32_t),
 // void event_destroy(int32_t, void*), void event_record(int32_t, void* event, void* stream),
-// void event_wait(int32_t, void* event, void* stream), void event_synchronize(int32_t, void*).
+// void event_wait(int32_t, void* event, void* stream), void event_synchronize(int32_t, void*)).
 //
 // Kernels are registered one way, backend.register_kernel<&fn>(op, dtypes), where fn
 // is void(Impl&, const plexus_kernel_call&) or void(const plexus_kernel_call&); a plugin
@@ -46,14 +47,52 @@ template <typename T, typename = void>
 struct HasUnavailableReason : std::false_type {};
 template <typename T>
 struct HasUnavailableReason<T, std::void_t<decltype(&T::unavailable_reason)>> : std::true_type {};
+// The streams-and-events rule of plugin.h: each group is all or none, and the
+// groups are independent. Any member present counts as the group attempted.
 template <typename T, typename = void>
-struct HasStreams : std::false_type {};
+struct StreamCount : std::integral_constant<int, 0> {};
 template <typename T>
-struct HasStreams<T, std::void_t<decltype(&T::stream_create)>> : std::true_type {};
+struct StreamCount<T, std::void_t<decltype(&T::stream_create)>> : std::integral_constant<int, 1> {};
 template <typename T, typename = void>
-struct HasEvents : std::false_type {};
+struct StreamDestroy : std::integral_constant<int, 0> {};
 template <typename T>
-struct HasEvents<T, std::void_t<decltype(&T::event_create)>> : std::true_type {};
+struct StreamDestroy<T, std::void_t<decltype(&T::stream_destroy)>>
+    : std::integral_constant<int, 1> {};
+template <typename T, typename = void>
+struct StreamSync : std::integral_constant<int, 0> {};
+template <typename T>
+struct StreamSync<T, std::void_t<decltype(&T::stream_synchronize)>>
+    : std::integral_constant<int, 1> {};
+template <typename T>
+constexpr int kStreamFunctions =
+    StreamCount<T>::value + StreamDestroy<T>::value + StreamSync<T>::value;
+
+template <typename T, typename = void>
+struct EventCreate : std::integral_constant<int, 0> {};
+template <typename T>
+struct EventCreate<T, std::void_t<decltype(&T::event_create)>> : std::integral_constant<int, 1> {};
+template <typename T, typename = void>
+struct EventDestroy : std::integral_constant<int, 0> {};
+template <typename T>
+struct EventDestroy<T, std::void_t<decltype(&T::event_destroy)>>
+    : std::integral_constant<int, 1> {};
+template <typename T, typename = void>
+struct EventRecord : std::integral_constant<int, 0> {};
+template <typename T>
+struct EventRecord<T, std::void_t<decltype(&T::event_record)>> : std::integral_constant<int, 1> {};
+template <typename T, typename = void>
+struct EventWait : std::integral_constant<int, 0> {};
+template <typename T>
+struct EventWait<T, std::void_t<decltype(&T::event_wait)>> : std::integral_constant<int, 1> {};
+template <typename T, typename = void>
+struct EventSync : std::integral_constant<int, 0> {};
+template <typename T>
+struct EventSync<T, std::void_t<decltype(&T::event_synchronize)>>
+    : std::integral_constant<int, 1> {};
+template <typename T>
+constexpr int kEventFunctions = EventCreate<T>::value + EventDestroy<T>::value +
+                                EventRecord<T>::value + EventWait<T>::value +
+                                EventSync<T>::value;
 
 }  // namespace detail
 
@@ -183,9 +222,15 @@ class Backend {
     table_.synchronize = [](void* ud, int32_t dev) {
       return guard(host_of(ud), [&] { self(ud).synchronize(dev); });
     };
-    static_assert(detail::HasStreams<Impl>::value == detail::HasEvents<Impl>::value,
-                  "sdk::Backend: implement streams and events together, or neither");
-    if constexpr (detail::HasStreams<Impl>::value) fill_streams();
+    constexpr int streams = detail::kStreamFunctions<Impl>, events = detail::kEventFunctions<Impl>;
+    static_assert(streams == 0 || streams == 3,
+                  "sdk::Backend: implement all three stream functions (stream_create, "
+                  "stream_destroy, stream_synchronize) or none (plugin.h)");
+    static_assert(events == 0 || events == 5,
+                  "sdk::Backend: implement all five event functions (event_create, event_destroy, "
+                  "event_record, event_wait, event_synchronize) or none (plugin.h)");
+    if constexpr (streams == 3) fill_streams();
+    if constexpr (events == 5) fill_events();
   }
 
   void fill_streams() {
@@ -198,6 +243,9 @@ class Backend {
     table_.stream_synchronize = [](void* ud, int32_t dev, void* s) {
       return guard(host_of(ud), [&] { self(ud).stream_synchronize(dev, s); });
     };
+  }
+
+  void fill_events() {
     table_.event_create = [](void* ud, int32_t dev, void** out) {
       return guard(host_of(ud), [&] { *out = self(ud).event_create(dev); });
     };
