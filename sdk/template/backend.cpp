@@ -13,7 +13,7 @@ ToyBackend::ToyBackend(int32_t devices, size_t memory_per_device) {
 
 Arena& ToyBackend::arena(int32_t device) {
   if (device < 0 || device >= device_count())
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev has no device " + std::to_string(device));
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev has no device {}", device);
   return *arenas_[size_t(device)];
 }
 

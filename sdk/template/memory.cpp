@@ -36,10 +36,8 @@ Arena::Arena(int32_t device, size_t capacity) : device_(device), capacity_(capac
 void* Arena::allocate(size_t nbytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (nbytes > capacity_ - used_)
-    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "toydev:" + std::to_string(device_) +
-                                              ": cannot allocate " + std::to_string(nbytes) +
-                                              " bytes: " + std::to_string(capacity_ - used_) +
-                                              " of " + std::to_string(capacity_) + " free");
+    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "toydev:{}: cannot allocate {} bytes: {} of {} free",
+              device_, nbytes, capacity_ - used_, capacity_);
   uint64_t id = next_id_++;
   blocks_[id].resize(nbytes);
   used_ += nbytes;
@@ -60,13 +58,11 @@ std::byte* Arena::resolve(const void* handle, size_t offset, size_t nbytes) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto it = (h & kTagMask) == kTag ? blocks_.find(h & kIdMask) : blocks_.end();
   if (it == blocks_.end() || encode(device_, it->first) != h)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:" + std::to_string(device_) + ": " + hex(h) +
-                                                 " is not a block of this device");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:{}: {} is not a block of this device", device_,
+              hex(h));
   if (offset > it->second.size() || nbytes > it->second.size() - offset)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "toydev:" + std::to_string(device_) + ": bytes [" + std::to_string(offset) + ", " +
-                  std::to_string(offset + nbytes) + ") are outside a block of " +
-                  std::to_string(it->second.size()));
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:{}: bytes [{}, {}) are outside a block of {}",
+              device_, offset, offset + nbytes, it->second.size());
   // The vector's buffer stays put while the block lives, map rehashing included.
   return it->second.data() + offset;
 }

@@ -22,8 +22,7 @@ long option_number(const plexus_host_api* host, const char* key, long fallback, 
   }
   if (used != v.size() || n < low || n > high)
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string("toydev: option ") + key + " is '" + v + "'; expected a number from " +
-                  std::to_string(low) + " to " + std::to_string(high));
+              "toydev: option {} is '{}'; expected a number from {} to {}", key, v, low, high);
   return n;
 }
 

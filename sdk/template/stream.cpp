@@ -55,9 +55,8 @@ void ToyBackend::check_marker(Marker::Kind kind, int32_t device, void* handle) {
   std::lock_guard<std::mutex> lock(markers_mutex_);
   auto it = markers_.find(handle);
   if (it == markers_.end() || it->second->kind != kind || it->second->device != device)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:" + std::to_string(device) + ": not a live " +
-                                                 (kind == Marker::kStream ? "stream" : "event") +
-                                                 " of this device");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "toydev:{}: not a live {} of this device", device,
+              kind == Marker::kStream ? "stream" : "event");
 }
 
 void ToyBackend::check_stream(int32_t device, void* stream) {

@@ -275,6 +275,18 @@ TEST_CASE("sdk::guard turns exceptions into statuses and messages for the host",
   CHECK(sdk::guard(nullptr, [] { throw 42; }) == PLEXUS_ERROR_INTERNAL);  // no host: no message
 }
 
+TEST_CASE("sdk::fail formats its message where the error is raised", "[sdk]") {
+  FakeHost host;
+  int64_t index = 7, rows = 5;
+  CHECK(sdk::guard(&host.api, [&] {
+          sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "index {} is out of range [0, {})", index, rows);
+        }) == PLEXUS_ERROR_INVALID_ARGUMENT);
+  CHECK(host.last_error == "index 7 is out of range [0, 5)");
+  // Without arguments the message is taken as it is, braces and all.
+  CHECK(sdk::guard(&host.api, [] { sdk::fail(PLEXUS_ERROR_IO, "a {} b"); }) == PLEXUS_ERROR_IO);
+  CHECK(host.last_error == "a {} b");
+}
+
 namespace {
 void throwing_kernel(const plexus_kernel_call& call) {
   sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + " is not done yet");
@@ -328,7 +340,72 @@ void counting_kernel(CountingBackend& b, const plexus_kernel_call&) {
   b.live += 1000;
 }
 
+int plain_kernel_calls = 0;
+void plain_kernel(const plexus_kernel_call&) { ++plain_kernel_calls; }
+
+// Events without streams: the groups of plugin.h's rule are independent.
+class EventsOnlyBackend : public sdk::Backend<EventsOnlyBackend> {
+ public:
+  int32_t device_count() { return 1; }
+  void properties(int32_t, plexus_device_properties&) {}
+  void* allocate(int32_t, size_t) { return nullptr; }
+  void deallocate(int32_t, void*, size_t) {}
+  void memset(int32_t, void*, size_t, int32_t, size_t, void*) {}
+  void copy_host_to_device(int32_t, void*, size_t, const void*, size_t, void*) {}
+  void copy_device_to_host(int32_t, void*, const void*, size_t, size_t, void*) {}
+  void copy_device_to_device(int32_t, void*, size_t, const void*, size_t, size_t, void*) {}
+  void synchronize(int32_t) {}
+  void* event_create(int32_t) { return this; }
+  void event_destroy(int32_t, void*) {}
+  void event_record(int32_t, void*, void*) {}
+  void event_wait(int32_t, void*, void*) {}
+  void event_synchronize(int32_t, void*) {}
+};
+
 }  // namespace
+
+TEST_CASE("sdk::Backend fills streams and events as separate groups", "[sdk]") {
+  FakeHost host;
+  EventsOnlyBackend b;
+  b.register_backend(&host.api, "events_only");
+  const plexus_backend* t = host.backend;
+  REQUIRE(t != nullptr);
+  CHECK(t->stream_create == nullptr);
+  CHECK(t->stream_destroy == nullptr);
+  CHECK(t->stream_synchronize == nullptr);
+  CHECK(t->event_create != nullptr);
+  CHECK(t->event_synchronize != nullptr);
+}
+
+TEST_CASE("sdk::Backend registers kernels with and without the backend object", "[sdk]") {
+  FakeHost host;
+  CountingBackend b;
+  b.register_backend(&host.api, "counter");
+  std::vector<plexus_value> none;
+  plexus_kernel_call call = make_call("neg.out", none);
+
+  plain_kernel_calls = 0;
+  b.register_kernel<&plain_kernel>("neg.out", 1);
+  CHECK(host.kernel(host.kernel_user_data, &call) == PLEXUS_OK);
+  CHECK(plain_kernel_calls == 1);
+
+  b.register_kernel<&throwing_kernel>("abs.out", 1);
+  CHECK(host.kernel(host.kernel_user_data, &call) == PLEXUS_ERROR_UNSUPPORTED);
+  CHECK(host.last_error == "neg.out is not done yet");
+
+  int raw_calls = 0;
+  auto raw = [](void* ud, const plexus_kernel_call*) noexcept -> plexus_status {
+    ++*static_cast<int*>(ud);
+    return PLEXUS_ERROR_DEVICE;
+  };
+  b.register_kernel("exp.out", 1, raw, &raw_calls);
+  CHECK(host.kernel(host.kernel_user_data, &call) == PLEXUS_ERROR_DEVICE);
+  CHECK(raw_calls == 1);
+
+  host.refuse = PLEXUS_ERROR_NOT_FOUND;
+  CHECK_THROWS_WITH(b.register_kernel<&plain_kernel>("nope.out", 1),
+                    "register_kernel(\"nope.out\") failed: not found");
+}
 
 TEST_CASE("sdk::Backend fills the backend table from a class's members", "[sdk]") {
   FakeHost host;

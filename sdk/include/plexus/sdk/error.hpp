@@ -1,7 +1,25 @@
 // Errors in plugin code: sdk::Error carries the plexus_status the host gets;
 // guard() turns any exception into a status and a message, so none crosses
-// the C ABI.
+// the C ABI. Messages are formatted where they are raised, with fmt:
+//
+//   sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "index {} is out of range [0, {})", i, n);
+//
+// A kernel's message need not name its op or device: the host adds both
+// ("embedding.out (on vulkan:0): plugin 'vulkan': index 7 is out of range [0, 5)").
+// Say which argument, what was expected and what came.
+//
+// nvcc (CUDA 13) cannot evaluate fmt 9's compile-time format checks, so in a
+// translation unit nvcc compiles only fail(status, message) exists: the gpu
+// kernel sources, which nvcc, hipcc and the host compiler all build, build
+// their messages as strings.
 #pragma once
+
+#if defined(__CUDACC__) && !defined(__clang__)
+#define PLEXUS_SDK_FORMAT 0
+#else
+#define PLEXUS_SDK_FORMAT 1
+#include <fmt/format.h>
+#endif
 
 #include <exception>
 #include <new>
@@ -33,6 +51,14 @@ class Error : public std::runtime_error {
 [[noreturn]] inline void fail(plexus_status status, const std::string& message) {
   throw Error(status, message);
 }
+
+#if PLEXUS_SDK_FORMAT
+// Throws Error(status, fmt::format(format, args...)).
+template <typename... Args, typename = std::enable_if_t<(sizeof...(Args) > 0)>>
+[[noreturn]] void fail(plexus_status status, fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(status, fmt::format(format, std::forward<Args>(args)...));
+}
+#endif
 
 // The name of a status code, e.g. "out of memory".
 inline const char* status_name(plexus_status status) noexcept {
