@@ -1,9 +1,9 @@
 // conv2d: float32 convolutions with one group whose output planes hold a
 // multiple of 4 pixels and whose C * KH * KW is a multiple of 4 take the
-// packed path, im2col (shaders/im2col.comp) into a scratch buffer then one
-// batched sgemm (shaders/sgemm.comp) with the bias as its c; everything else
+// packed path, im2col (shaders/conv_im2col.comp) into a scratch buffer then one
+// batched sgemm (shaders/matmul_packed.comp) with the bias as its c; everything else
 // is the direct convolution, an invocation per output element
-// (shaders/conv2d.comp), correct for every stride, padding, dilation and
+// (shaders/conv.comp), correct for every stride, padding, dilation and
 // group count but slow.
 #include <algorithm>
 #include <climits>
@@ -22,7 +22,7 @@ struct ConvPush {
   int32_t has_bias;
 };
 
-// Mirrors `Push` in shaders/im2col.comp.
+// Mirrors `Push` in shaders/conv_im2col.comp.
 struct Im2colPush {
   uint64_t first;
   int32_t C, H, W, OH, OW, KH, KW;
@@ -80,7 +80,7 @@ bool conv2d_packed(Device& dev, void* stream, const plexus_tensor& x, const plex
         ip.pad[i] = int32_t(padding[i]);
         ip.dil[i] = int32_t(dilation[i]);
       }
-      dev.dispatch_packed(stream, "im2col", {}, &ip, sizeof ip, col, 0,
+      dev.dispatch_packed(stream, "conv_im2col", {}, &ip, sizeof ip, col, 0,
                           VkDeviceSize(images * image_bytes), {xv}, uint32_t((P / 4 + 63) / 64),
                           uint32_t(KH * KW), uint32_t(images * C));
       // y[n] = w [OC, K] @ col[n] [K, P] (+ bias[oc] along each row).
@@ -106,7 +106,7 @@ bool conv2d_packed(Device& dev, void* stream, const plexus_tensor& x, const plex
         p.cs[2] = 0;
       }
       const int64_t span = images * OC * P * 4;  // y is contiguous
-      dev.dispatch_packed(stream, "sgemm", {}, &p, sizeof p,
+      dev.dispatch_packed(stream, "matmul_packed", {}, &p, sizeof p,
                           static_cast<const Allocation*>(y.storage),
                           VkDeviceSize(y.offset + n0 * y.strides[0]) * 4, VkDeviceSize(span),
                           {wv, colv, bv ? bv : wv}, uint32_t((OC + 15) / 16),
@@ -153,7 +153,7 @@ void conv2d_out(VulkanBackend& be, const plexus_kernel_call& call) {
   p.n = uint32_t(n);
   p.has_bias = bias != nullptr;
   be.device(call.device_index)
-      .dispatch(call.stream, module_name("conv2d", x.dtype).c_str(), {}, &p, sizeof p, meta.data(),
+      .dispatch(call.stream, module_name("conv", x.dtype).c_str(), {}, &p, sizeof p, meta.data(),
                 meta.size(), uint32_t(std::min<int64_t>((n + 255) / 256, 4096)));
 }
 

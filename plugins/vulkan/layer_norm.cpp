@@ -1,5 +1,5 @@
-// layer_norm over the trailing dims, with optional weight and bias: the rows
-// runner (rows.cpp) with the shader's layer_norm op.
+// layer_norm over the trailing dims, with optional weight and bias:
+// shaders/layer_norm.comp, recorded by the rows runner (rows.cpp).
 #include <string>
 #include <vector>
 
@@ -24,7 +24,7 @@ void layer_norm_out(VulkanBackend& b, const plexus_kernel_call& call) {
                                                  std::to_string(input.ndim));
   std::vector<bool> in_row(size_t(input.ndim), false);
   for (int32_t d = input.ndim - k; d < input.ndim; ++d) in_row[size_t(d)] = true;
-  run_rows(b, call, kLayerNorm, input, out, in_row, weight, bias, eps);
+  run_rows(b, call, "layer_norm", 0, input, out, in_row, weight, bias, eps);
 }
 
 }  // namespace

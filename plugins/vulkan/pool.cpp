@@ -1,5 +1,5 @@
 // max_pool2d over NCHW strided input: an invocation per output element
-// (shaders/max_pool2d.comp).
+// (shaders/pool.comp).
 #include <algorithm>
 
 #include "kernels.h"
@@ -8,7 +8,7 @@
 namespace plexus::vulkan {
 namespace {
 
-// Mirrors `Push` in shaders/max_pool2d.comp.
+// Mirrors `Push` in shaders/pool.comp.
 struct PoolPush {
   uint64_t meta;
   uint64_t x, y;
@@ -46,8 +46,8 @@ void max_pool2d_out(VulkanBackend& b, const plexus_kernel_call& call) {
   }
   p.n = uint32_t(n);
   b.device(call.device_index)
-      .dispatch(call.stream, module_name("max_pool2d", self.dtype).c_str(), {}, &p, sizeof p,
-                nullptr, 0, uint32_t(std::min<int64_t>((n + 255) / 256, 4096)));
+      .dispatch(call.stream, module_name("pool", self.dtype).c_str(), {}, &p, sizeof p, nullptr, 0,
+                uint32_t(std::min<int64_t>((n + 255) / 256, 4096)));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// The rows runner of softmax.cpp and layer_norm.cpp: normalizes each row of
-// a tensor with shaders/rownorm.comp, in its packed form when it applies.
+// The rows runner of softmax.cpp and layer_norm.cpp: records their row
+// shaders (shaders/rows.glsl's frame), in the packed form when it applies.
 #include "rows.h"
 
 #include <algorithm>
@@ -10,7 +10,7 @@
 namespace plexus::vulkan {
 namespace {
 
-// Mirrors `Push` in shaders/rownorm.comp.
+// Mirrors `Push` in shaders/rows.glsl.
 struct RowPush {
   uint64_t meta;
   uint64_t x, y, w, b;
@@ -20,7 +20,7 @@ struct RowPush {
 };
 static_assert(sizeof(RowPush) == 64);
 
-// Mirrors `Push` of the PACKED form of shaders/rownorm.comp.
+// Mirrors `Push` of the PACKED form of shaders/rows.glsl.
 struct RowPackedPush {
   uint64_t x, w, b;
   uint32_t rows, len, xs, ys;
@@ -29,13 +29,13 @@ struct RowPackedPush {
 };
 static_assert(sizeof(RowPackedPush) == 56);
 
-// The packed form of rownorm (one invocation per row, 16-byte texels):
+// The packed form of the row shaders (one invocation per row, 16-byte texels):
 // float32, x and y contiguous with the row the trailing dims, rows of a
 // multiple of 4 elements, every tensor starting on 16 bytes, and at least 64
 // rows (fewer leave most of the device idle; the workgroup-per-row form
 // suits them better). Returns false, recording nothing, when it does not apply.
-bool run_rows_packed(VulkanBackend& be, const plexus_kernel_call& call, int op,
-                     const plexus_tensor& x, const plexus_tensor& y,
+bool run_rows_packed(VulkanBackend& be, const plexus_kernel_call& call, const char* family,
+                     int32_t op, const plexus_tensor& x, const plexus_tensor& y,
                      const std::vector<bool>& in_row, const plexus_tensor* w,
                      const plexus_tensor* b, double eps) {
   Device& dev = be.device(call.device_index);
@@ -60,7 +60,7 @@ bool run_rows_packed(VulkanBackend& be, const plexus_kernel_call& call, int op,
   p.has_b = b != nullptr;
   const uint64_t x0 = p.x;
   const auto* out = static_cast<const Allocation*>(y.storage);
-  const std::string module = module_name("rownorm_packed", x.dtype);
+  const std::string module = module_name((std::string(family) + "_packed").c_str(), x.dtype);
   for (int64_t r0 = 0; r0 < rows; r0 += per_dispatch) {
     int64_t n = std::min(per_dispatch, rows - r0);
     p.x = x0 + uint64_t(r0) * p.xs;
@@ -74,11 +74,11 @@ bool run_rows_packed(VulkanBackend& be, const plexus_kernel_call& call, int op,
 
 }  // namespace
 
-void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const plexus_tensor& x,
-              const plexus_tensor& y, const std::vector<bool>& in_row, const plexus_tensor* w,
-              const plexus_tensor* b, double eps) {
+void run_rows(VulkanBackend& be, const plexus_kernel_call& call, const char* family, int32_t op,
+              const plexus_tensor& x, const plexus_tensor& y, const std::vector<bool>& in_row,
+              const plexus_tensor* w, const plexus_tensor* b, double eps) {
   if (numel(x) == 0) return;
-  if (run_rows_packed(be, call, op, x, y, in_row, w, b, eps)) return;
+  if (run_rows_packed(be, call, family, op, x, y, in_row, w, b, eps)) return;
   std::vector<int32_t> ks, kx, ky, rs, rx, ry, rw, rb;
   int64_t rows = 1, len = 1;
   int32_t wd = 0;  // weight/bias dim of the next row dim
@@ -114,8 +114,8 @@ void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const p
   p.has_w = w != nullptr;
   p.has_b = b != nullptr;
   be.device(call.device_index)
-      .dispatch(call.stream, module_name("rownorm", x.dtype).c_str(), {op, rs.size() == 1 ? 1 : 0},
-                &p, sizeof p, meta.data(), meta.size(), uint32_t(std::min<int64_t>(rows, 65535)));
+      .dispatch(call.stream, module_name(family, x.dtype).c_str(), {op, rs.size() == 1 ? 1 : 0}, &p,
+                sizeof p, meta.data(), meta.size(), uint32_t(std::min<int64_t>(rows, 65535)));
 }
 
 }  // namespace plexus::vulkan

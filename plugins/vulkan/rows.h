@@ -8,14 +8,13 @@
 
 namespace plexus::vulkan {
 
-// Which normalization a row gets (constant 0 of shaders/rownorm.comp).
-enum RowOp { kSoftmax, kLogSoftmax, kLayerNorm };
-
-// Writes y = op(x) row by row: the dims `in_row` marks make the row, the
-// others are kept. w and b (layer_norm's weight and bias, or nullptr) have
-// the row's dims; eps is layer_norm's. Records on call.stream.
-void run_rows(VulkanBackend& be, const plexus_kernel_call& call, int op, const plexus_tensor& x,
-              const plexus_tensor& y, const std::vector<bool>& in_row, const plexus_tensor* w,
-              const plexus_tensor* b, double eps);
+// Records shaders/<family>.comp (a row shader: "softmax", "layer_norm") over
+// x into y, row by row: the dims `in_row` marks make the row, the others are
+// kept. `op` is the shader's constant 0 (softmax: 1 for log_softmax;
+// layer_norm has none: 0). w and b (layer_norm's weight and bias, or
+// nullptr) have the row's dims; eps is layer_norm's. Records on call.stream.
+void run_rows(VulkanBackend& be, const plexus_kernel_call& call, const char* family, int32_t op,
+              const plexus_tensor& x, const plexus_tensor& y, const std::vector<bool>& in_row,
+              const plexus_tensor* w, const plexus_tensor* b, double eps);
 
 }  // namespace plexus::vulkan

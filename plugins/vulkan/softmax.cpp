@@ -1,5 +1,5 @@
-// softmax and log_softmax over one dim: the rows runner (rows.cpp) with the
-// shader's softmax ops.
+// softmax and log_softmax over one dim: shaders/softmax.comp, recorded by
+// the rows runner (rows.cpp).
 #include <string>
 #include <vector>
 
@@ -8,6 +8,9 @@
 
 namespace plexus::vulkan {
 namespace {
+
+// Constant 0 (LOG) of shaders/softmax.comp.
+enum SoftmaxOp { kSoftmax, kLogSoftmax };
 
 // softmax.int_out / log_softmax.int_out(self, dim, dtype, *, out)
 template <int Op>
@@ -25,7 +28,7 @@ void softmax_out(VulkanBackend& b, const plexus_kernel_call& call) {
     x.ndim = y.ndim = 1;
     x.sizes = y.sizes = &one;
     x.strides = y.strides = &zero;
-    run_rows(b, call, Op, x, y, {true}, nullptr, nullptr, 0);
+    run_rows(b, call, "softmax", Op, x, y, {true}, nullptr, nullptr, 0);
     return;
   }
   if (dim < 0 || dim >= self.ndim)
@@ -33,7 +36,7 @@ void softmax_out(VulkanBackend& b, const plexus_kernel_call& call) {
               std::string(call.op) + ": dim " + std::to_string(dim) + " out of range");
   std::vector<bool> in_row(size_t(self.ndim), false);
   in_row[size_t(dim)] = true;
-  run_rows(b, call, Op, self, out, in_row, nullptr, nullptr, 0);
+  run_rows(b, call, "softmax", Op, self, out, in_row, nullptr, nullptr, 0);
 }
 
 }  // namespace
