@@ -2,6 +2,8 @@
 
 #include <cstring>
 
+#include "errors.h"
+
 namespace plexus::vulkan {
 namespace {
 

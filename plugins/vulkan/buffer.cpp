@@ -1,5 +1,7 @@
 #include "buffer.h"
 
+#include "errors.h"
+
 namespace plexus::vulkan {
 
 RawBuffer create_raw_buffer(VkDevice dev, VkDeviceSize size, uint32_t type, bool map) {

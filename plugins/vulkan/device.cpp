@@ -6,6 +6,8 @@
 #include <cstring>
 #include <string>
 
+#include "errors.h"
+
 namespace plexus::vulkan {
 namespace {
 

@@ -15,6 +15,7 @@
 
 #include "memory.h"
 #include "pipeline.h"
+#include "plexus/plugin.hpp"
 #include "stream.h"
 
 namespace plexus::vulkan {

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <string>
 
+#include "errors.h"
+
 namespace plexus::vulkan {
 
 void MemoryPool::init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit) {

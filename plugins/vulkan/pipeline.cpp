@@ -2,6 +2,7 @@
 
 #include <vector>
 
+#include "errors.h"
 #include "shaders.h"
 
 namespace plexus::vulkan {
