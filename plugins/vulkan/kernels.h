@@ -1,13 +1,11 @@
-// The vulkan plugin's kernel families: each file registers its kernels with
-// the host during init (mirrors plugins/cpu/kernels.h).
+// The vulkan plugin's kernel families: each file registers its kernels during
+// init with backend.register_kernel<&fn>(op, dtypes), fn recording its work on
+// call.stream of the call's device (mirrors plugins/cpu/kernels.h).
 #pragma once
 
 #include "backend.h"
 
 namespace plexus::vulkan {
-
-// A kernel: records its work on call.stream of the call's device.
-using Kernel = void (*)(VulkanBackend& backend, const plexus_kernel_call& call);
 
 void register_copy(VulkanBackend& b);     // copy.cpp: copy_, fill_
 void register_binary(VulkanBackend& b);   // binary.cpp: add, sub, mul, div, pow, maximum, minimum
