@@ -1,3 +1,4 @@
+// VulkanBackend: the instance, the devices, and the ABI's memory/copy/stream/event calls.
 #include "backend.h"
 
 #include <cstring>

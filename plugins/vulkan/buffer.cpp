@@ -1,3 +1,4 @@
+// One VkBuffer over its own VkDeviceMemory: creating, mapping, destroying.
 #include "buffer.h"
 
 #include "errors.h"

@@ -1,3 +1,4 @@
+// The device memory pool: blocks, first-fit sub-allocation, coalescing, texel views.
 #include "memory.h"
 
 #include <algorithm>

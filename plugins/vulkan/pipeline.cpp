@@ -1,3 +1,4 @@
+// The two pipeline layouts and the cache of pipelines built from the embedded SPIR-V.
 #include "pipeline.h"
 
 #include <vector>
