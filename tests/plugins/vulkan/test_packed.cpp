@@ -135,7 +135,8 @@ TEST_CASE("packed float32 row broadcasts match the host at every row length") {
 }
 
 // Row kernels with at least 64 rows of a multiple of 4 elements take the
-// packed form of shaders/rownorm.comp (one invocation per row).
+// packed forms of shaders/softmax.comp and layer_norm.comp (rows.cpp; one
+// invocation per row).
 TEST_CASE("packed softmax, log_softmax and layer_norm match double arithmetic") {
   load_vulkan_plugin();
   plexus::Device dev = plexus::Device::parse("vulkan:0");
@@ -197,7 +198,7 @@ TEST_CASE("packed sum and mean match double arithmetic") {
 }
 
 // copy_ of one dtype into a contiguous tensor: contiguous sources are one
-// buffer copy, strided 4-byte ones go through shaders/gather32.comp.
+// buffer copy, strided 4-byte ones go through shaders/copy_gather.comp.
 TEST_CASE("packed copies: transposes, 3-d permutes and ranges of one storage") {
   load_vulkan_plugin();
   plexus::Device dev = plexus::Device::parse("vulkan:0");
@@ -251,7 +252,7 @@ std::vector<double> product(const std::vector<float>& a, const std::vector<float
 
 }  // namespace
 
-// Float32 products with K and N multiples of 4 take shaders/sgemm.comp
+// Float32 products with K and N multiples of 4 take shaders/matmul_packed.comp
 // (16-row x 64-column tiles, so M, N around and beyond the tile edges).
 TEST_CASE("packed sgemm: mm, addmm with a bias or a matrix, bmm") {
   load_vulkan_plugin();
