@@ -1,3 +1,4 @@
+// The per-batch host-visible bump allocator: chunks grown on demand, reset at once.
 #include "arena.h"
 
 namespace plexus::vulkan {

@@ -1,6 +1,9 @@
+// VulkanBackend: the instance, the devices, and the ABI's memory/copy/stream/event calls.
 #include "backend.h"
 
 #include <cstring>
+
+#include "errors.h"
 
 namespace plexus::vulkan {
 namespace {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "device.h"
+#include "plexus/plugin.hpp"
 
 namespace plexus::vulkan {
 

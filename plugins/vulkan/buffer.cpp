@@ -1,4 +1,7 @@
+// One VkBuffer over its own VkDeviceMemory: creating, mapping, destroying.
 #include "buffer.h"
+
+#include "errors.h"
 
 namespace plexus::vulkan {
 

@@ -1,5 +1,5 @@
 // Comparisons eq, ne, lt, le, gt, ge (tensor and scalar forms, bool results):
-// shaders/compare.comp; and where: shaders/where.comp. Operands arrive in the
+// shaders/compare.comp; and where: shaders/compare_where.comp. Operands arrive in the
 // promoted dtype (call.dtype); a scalar other is converted to it first.
 #include "kernels.h"
 #include "launch.h"
@@ -32,7 +32,7 @@ void compare_scalar_out(VulkanBackend& b, const plexus_kernel_call& call) {
 // where.self_out(condition, self, other, *, out)
 void where_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
-  launch_elementwise(b.device(call.device_index), call.stream, "where",
+  launch_elementwise(b.device(call.device_index), call.stream, "compare_where",
                      {int32_t(sdk::dtype_size(call.dtype))},
                      {&args.tensor(3), &args.tensor(0), &args.tensor(1), &args.tensor(2)});
 }

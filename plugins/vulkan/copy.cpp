@@ -9,7 +9,7 @@
 namespace plexus::vulkan {
 namespace {
 
-// Mirrors `Push` in shaders/gather32.comp.
+// Mirrors `Push` in shaders/copy_gather.comp.
 struct GatherPush {
   uint64_t first;
   int32_t sizes[3];
@@ -21,7 +21,7 @@ static_assert(sizeof(GatherPush) == 32);
 // both contiguous (and not overlapping) is one vkCmdCopyBuffer; a contiguous self of 4-byte
 // elements starting on 16 bytes from any strided src whose last collapsed
 // dim is a multiple of 4 (at most 3 collapsed dims, each <= 65535 but the
-// last) is shaders/gather32.comp. Returns false, recording nothing, otherwise.
+// last) is shaders/copy_gather.comp. Returns false, recording nothing, otherwise.
 bool copy_packed(Device& dev, void* stream, const plexus_tensor& self, const plexus_tensor& src) {
   if (self.dtype != src.dtype || !dev.info().packed || !self.storage || !src.storage ||
       !is_contiguous(self))
@@ -68,7 +68,7 @@ bool copy_packed(Device& dev, void* stream, const plexus_tensor& self, const ple
   VkBufferView view = dev.texel_view(in, false);
   if (!view) return false;
   p.first = block_offset(src) / 4;
-  dev.dispatch_packed(stream, "gather32", {}, &p, sizeof p, out, VkDeviceSize(self.offset) * 4,
+  dev.dispatch_packed(stream, "copy_gather", {}, &p, sizeof p, out, VkDeviceSize(self.offset) * 4,
                       VkDeviceSize(n) * 4, {view}, uint32_t((sizes[2] / 4 + 63) / 64),
                       uint32_t(sizes[1]), uint32_t(sizes[0]));
   return true;
@@ -93,7 +93,7 @@ void fill_(VulkanBackend& b, const plexus_kernel_call& call) {
   const plexus_tensor& self = args.tensor(0);
   ElementwisePush push;
   push.s0 = element_bits(args.scalar(1), self.dtype);
-  launch_elementwise(b.device(call.device_index), call.stream, "fill",
+  launch_elementwise(b.device(call.device_index), call.stream, "copy_fill",
                      {int32_t(sdk::dtype_size(self.dtype))}, {&self}, push);
 }
 

@@ -3,8 +3,12 @@
 #include "device.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
+
+#include "errors.h"
 
 namespace plexus::vulkan {
 namespace {
@@ -84,41 +88,63 @@ int32_t plexus_kind(VkPhysicalDeviceType t) {
   }
 }
 
-}  // namespace
-
-Device::Device(VkPhysicalDevice phys) {
+// The properties a device is opened by (the structs chain to each other, so
+// the object stays where it was made).
+struct Properties {
   VkPhysicalDeviceSubgroupProperties sub{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_SUBGROUP_PROPERTIES};
   VkPhysicalDeviceMaintenance3Properties m3{
       VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_MAINTENANCE_3_PROPERTIES, &sub};
   VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2, &m3};
-  vkGetPhysicalDeviceProperties2(phys, &p2);
-  const VkPhysicalDeviceProperties& p = p2.properties;
-  info_.name = p.deviceName;
+  explicit Properties(VkPhysicalDevice phys) { vkGetPhysicalDeviceProperties2(phys, &p2); }
+  Properties(const Properties&) = delete;
+  Properties& operator=(const Properties&) = delete;
+};
+
+// What the device says about itself: name, vendor, kind, subgroups.
+void describe(const Properties& pr, DeviceInfo& info) {
+  const VkPhysicalDeviceProperties& p = pr.p2.properties;
+  info.name = p.deviceName;
   const char* vendor = vendor_name(p.vendorID);
   char buf[32];
   std::snprintf(buf, sizeof buf, "vendor 0x%04x", p.vendorID);
-  info_.vendor = vendor ? vendor : buf;
-  info_.kind = plexus_kind(p.deviceType);
-  info_.subgroup_size = sub.subgroupSize;
-  info_.subgroup_arithmetic = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                              (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
-  info_.subgroup_shuffle8 = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
-                            (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
-                            sub.subgroupSize % 8 == 0;
+  info.vendor = vendor ? vendor : buf;
+  info.kind = plexus_kind(p.deviceType);
+  const VkPhysicalDeviceSubgroupProperties& sub = pr.sub;
+  info.subgroup_size = sub.subgroupSize;
+  info.subgroup_arithmetic = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                             (sub.supportedOperations & VK_SUBGROUP_FEATURE_ARITHMETIC_BIT);
+  info.subgroup_shuffle8 = (sub.supportedStages & VK_SHADER_STAGE_COMPUTE_BIT) &&
+                           (sub.supportedOperations & VK_SUBGROUP_FEATURE_SHUFFLE_BIT) &&
+                           sub.subgroupSize % 8 == 0;
+}
+
+// Throws UNSUPPORTED, naming the device, when it lacks Vulkan 1.2, a feature
+// the shaders use or workgroups of 256 invocations.
+void check_requirements(VkPhysicalDevice phys, const Properties& pr, const std::string& name) {
+  const VkPhysicalDeviceProperties& p = pr.p2.properties;
   if (VK_API_VERSION_MINOR(p.apiVersion) < 2 && VK_API_VERSION_MAJOR(p.apiVersion) == 1)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": Vulkan 1.2 or later is needed");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": Vulkan 1.2 or later is needed");
   Features f;
   vkGetPhysicalDeviceFeatures2(phys, &f.f2);
   if (std::string m = f.missing(); !m.empty())
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": lacks " + m);
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": lacks " + m);
   // The general shaders run 256 invocations per workgroup (Vulkan only promises 128).
   if (p.limits.maxComputeWorkGroupInvocations < 256 || p.limits.maxComputeWorkGroupSize[0] < 256)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-              info_.name + ": workgroups of 256 invocations are needed, the device allows " +
+              name + ": workgroups of 256 invocations are needed, the device allows " +
                   std::to_string(std::min(p.limits.maxComputeWorkGroupInvocations,
                                           p.limits.maxComputeWorkGroupSize[0])));
+}
 
-  // Memory: tensors in the largest device-local heap; arenas host-visible and coherent.
+// The memory types the device is used with, and the size of the tensors' heap.
+struct MemoryTypes {
+  uint32_t device;  // tensors: in the largest device-local heap
+  uint32_t host;    // arenas: host-visible and coherent
+  VkDeviceSize heap;
+  bool mappable;  // the device type is host-visible too
+};
+
+MemoryTypes choose_memory_types(VkPhysicalDevice phys, const std::string& name) {
   VkPhysicalDeviceMemoryProperties mp;
   vkGetPhysicalDeviceMemoryProperties(phys, &mp);
   int device_type = -1, host_type = -1;
@@ -133,32 +159,46 @@ Device::Device(VkPhysicalDevice phys) {
     if ((fl & hv) == hv && host_type < 0) host_type = int(i);
   }
   if (device_type < 0 || host_type < 0)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": no device-local or host-coherent memory");
-  host_type_ = uint32_t(host_type);
-  VkDeviceSize heap = mp.memoryHeaps[mp.memoryTypes[device_type].heapIndex].size;
-  info_.memory = heap;
-  info_.max_allocation = std::min(heap, m3.maxMemoryAllocationSize);
-  bool mappable = mp.memoryTypes[device_type].propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT;
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": no device-local or host-coherent memory");
+  const VkMemoryType& t = mp.memoryTypes[device_type];
+  return {uint32_t(device_type), uint32_t(host_type), mp.memoryHeaps[t.heapIndex].size,
+          (t.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0};
+}
 
+// The first queue family with compute; throws UNSUPPORTED when there is none.
+uint32_t compute_family(VkPhysicalDevice phys, const std::string& name) {
   uint32_t nfam = 0;
   vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, nullptr);
   std::vector<VkQueueFamilyProperties> fams(nfam);
   vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, fams.data());
-  family_ = nfam;
-  for (uint32_t i = 0; i < nfam && family_ == nfam; ++i)
-    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) family_ = i;
-  if (family_ == nfam) sdk::fail(PLEXUS_ERROR_UNSUPPORTED, info_.name + ": no compute queue");
+  for (uint32_t i = 0; i < nfam; ++i)
+    if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return i;
+  sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": no compute queue");
+}
 
-  info_.packed = packed_supported(phys, p.limits);
-  info_.max_storage_range = p.limits.maxStorageBufferRange;
+}  // namespace
+
+Device::Device(VkPhysicalDevice phys) {
+  const Properties pr(phys);
+  describe(pr, info_);
+  check_requirements(phys, pr, info_.name);
+  const MemoryTypes mem = choose_memory_types(phys, info_.name);
+  host_type_ = mem.host;
+  info_.memory = mem.heap;
+  info_.max_allocation = std::min(mem.heap, pr.m3.maxMemoryAllocationSize);
+  family_ = compute_family(phys, info_.name);
+
+  const VkPhysicalDeviceLimits& limits = pr.p2.properties.limits;
+  info_.packed = packed_supported(phys, limits);
+  info_.max_storage_range = limits.maxStorageBufferRange;
   create_logical_device(phys);
   if (info_.packed) {
     push_descriptor_set_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(
         vkGetDeviceProcAddr(dev_, "vkCmdPushDescriptorSetKHR"));
     info_.packed = push_descriptor_set_ != nullptr;
   }
-  memory_.init(dev_, uint32_t(device_type), mappable, info_.max_allocation);
-  if (info_.packed) memory_.enable_texel_views(p.limits.maxTexelBufferElements);
+  memory_.init(dev_, mem.device, mem.mappable, info_.max_allocation);
+  if (info_.packed) memory_.enable_texel_views(limits.maxTexelBufferElements);
   pipelines_ = std::make_unique<Pipelines>(dev_, info_.packed);
   init_stream(default_stream_);
   streams_.push_back(&default_stream_);

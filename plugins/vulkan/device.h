@@ -15,6 +15,7 @@
 
 #include "memory.h"
 #include "pipeline.h"
+#include "plexus/plugin.hpp"
 #include "stream.h"
 
 namespace plexus::vulkan {
@@ -28,7 +29,7 @@ struct DeviceInfo {
   uint32_t subgroup_size = 0;
   bool subgroup_arithmetic = false;
   // Compute shaders may shuffle within subgroups whose size is a multiple of 8
-  // (shaders/sgemm.comp shares values among groups of 8 invocations).
+  // (shaders/matmul_packed.comp shares values among groups of 8 invocations).
   bool subgroup_shuffle8 = false;
   VkDeviceSize max_allocation = 0;
   // The packed path of launch.cpp: VK_KHR_push_descriptor and uniform texel

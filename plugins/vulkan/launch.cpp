@@ -1,3 +1,5 @@
+// Elementwise launches (dim collapsing, the packed path and its tail) and the
+// helpers every kernel file uses: addresses, module names, scalar encoding.
 #include "launch.h"
 
 #include <algorithm>
@@ -84,6 +86,58 @@ int64_t launch_packed(Device& dev, void* stream, const char* module,
                         {views[0], views[1]}, groups);
   }
   return covered;
+}
+
+// Records the elements from `done` on (fewer than 4, after the packed path)
+// the general way, as 1-D views of each tensor's tail.
+void launch_tail(Device& dev, void* stream, const char* module, std::initializer_list<int32_t> spec,
+                 std::initializer_list<const plexus_tensor*> tensors, ElementwisePush push,
+                 int64_t done) {
+  const int64_t tail = numel(**tensors.begin()) - done, one = 1;
+  std::vector<plexus_tensor> rest;
+  for (const plexus_tensor* t : tensors) {
+    plexus_tensor r = *t;
+    r.offset += done;
+    r.sizes = &tail;
+    r.strides = &one;
+    r.ndim = 1;
+    rest.push_back(r);
+  }
+  const plexus_tensor* p[3] = {&rest[0], &rest[1], rest.size() > 2 ? &rest[2] : nullptr};
+  if (rest.size() == 2)
+    launch_elementwise(dev, stream, module, spec, {p[0], p[1]}, push);
+  else
+    launch_elementwise(dev, stream, module, spec, {p[0], p[1], p[2]}, push);
+}
+
+// The dims of an elementwise launch, outermost first, with each tensor's strides.
+struct Collapsed {
+  std::vector<int64_t> sizes;
+  std::vector<int64_t> strides[4];
+};
+
+// out's dims with size-1 dims dropped and dim d merged into d + 1 when every
+// tensor is contiguous across them.
+Collapsed collapse(const plexus_tensor& out, std::initializer_list<const plexus_tensor*> tensors) {
+  Collapsed c;
+  for (int32_t d = 0; d < out.ndim; ++d) {
+    if (out.sizes[d] == 1) continue;
+    bool merge = !c.sizes.empty();
+    int k = 0;
+    for (const plexus_tensor* t : tensors) {
+      if (merge && c.strides[k].back() != t->strides[d] * out.sizes[d]) merge = false;
+      ++k;
+    }
+    k = 0;
+    if (merge) {
+      c.sizes.back() *= out.sizes[d];
+      for (const plexus_tensor* t : tensors) c.strides[k++].back() = t->strides[d];
+    } else {
+      c.sizes.push_back(out.sizes[d]);
+      for (const plexus_tensor* t : tensors) c.strides[k++].push_back(t->strides[d]);
+    }
+  }
+  return c;
 }
 
 }  // namespace
@@ -212,58 +266,23 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " + std::to_string(n) +
                                             " elements; at most 2^31 - 1 per kernel");
   if (int64_t done = launch_packed(dev, stream, module, spec, tensors, push, n); done > 0) {
-    if (done == n) return;
-    // The last n % 4 elements go the general way, as 1-D views of the tails.
-    const int64_t tail = n - done, one = 1;
-    std::vector<plexus_tensor> rest;
-    for (const plexus_tensor* t : tensors) {
-      plexus_tensor r = *t;
-      r.offset += done;
-      r.sizes = &tail;
-      r.strides = &one;
-      r.ndim = 1;
-      rest.push_back(r);
-    }
-    const plexus_tensor* p[3] = {&rest[0], &rest[1], rest.size() > 2 ? &rest[2] : nullptr};
-    if (rest.size() == 2)
-      launch_elementwise(dev, stream, module, spec, {p[0], p[1]}, push);
-    else
-      launch_elementwise(dev, stream, module, spec, {p[0], p[1], p[2]}, push);
+    if (done < n) launch_tail(dev, stream, module, spec, tensors, push, done);
     return;
   }
-  // Collapse: drop size-1 dims, merge dim d into d+1 when every tensor is
-  // contiguous across them. Kept dims are listed outermost first.
+  const Collapsed c = collapse(out, tensors);
   const int nt = int(tensors.size());
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides[4];
-  for (int32_t d = 0; d < out.ndim; ++d) {
-    if (out.sizes[d] == 1) continue;
-    bool merge = !sizes.empty();
-    int k = 0;
-    for (const plexus_tensor* t : tensors) {
-      if (merge && strides[k].back() != t->strides[d] * out.sizes[d]) merge = false;
-      ++k;
-    }
-    k = 0;
-    if (merge) {
-      sizes.back() *= out.sizes[d];
-      for (const plexus_tensor* t : tensors) strides[k++].back() = t->strides[d];
-    } else {
-      sizes.push_back(out.sizes[d]);
-      for (const plexus_tensor* t : tensors) strides[k++].push_back(t->strides[d]);
-    }
-  }
   int k = 0;
   for (const plexus_tensor* t : tensors) push.t[k++] = address_of(*t);
   push.n = uint32_t(n);
-  push.ndim = int32_t(sizes.size());
+  push.ndim = int32_t(c.sizes.size());
   std::vector<int32_t> meta;
-  if (sizes.size() <= 1) {
-    for (int j = 0; j < nt; ++j) push.st[j] = sizes.empty() ? 0 : int32_t(strides[j][0]);
+  if (c.sizes.size() <= 1) {
+    for (int j = 0; j < nt; ++j) push.st[j] = c.sizes.empty() ? 0 : int32_t(c.strides[j][0]);
   } else {
-    meta.assign(sizes.begin(), sizes.end());
+    meta.assign(c.sizes.begin(), c.sizes.end());
     for (int j = 0; j < 4; ++j)
-      for (size_t d = 0; d < sizes.size(); ++d) meta.push_back(j < nt ? int32_t(strides[j][d]) : 0);
+      for (size_t d = 0; d < c.sizes.size(); ++d)
+        meta.push_back(j < nt ? int32_t(c.strides[j][d]) : 0);
   }
   uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 4096));
   dev.dispatch(stream, module, spec, &push, sizeof push, meta.data(), meta.size(), groups);

@@ -66,7 +66,7 @@ bool is_contiguous(const plexus_tensor& t);
 // boundary: its block's texel view and the texel of its element 0, true.
 bool texel_source(Device& dev, const plexus_tensor& t, VkBufferView& view, uint64_t& first);
 
-// Mirrors `Push` in shaders/sgemm.comp (matmul.cpp and conv.cpp record it).
+// Mirrors `Push` in shaders/matmul_packed.comp (matmul.cpp and conv.cpp record it).
 struct SgemmPush {
   uint64_t a0, b0, c0;              // first texels: a, b (16-byte), c (4-byte)
   uint32_t M, N4, K4;               // N and K in 16-byte texels

@@ -26,7 +26,7 @@ void strides3(const plexus_tensor& t, int32_t s[3]) {
   s[2] = int32_t(t.strides[t.ndim - 1]);
 }
 
-// The packed float32 product (shaders/sgemm.comp): a, b and out with
+// The packed float32 product (shaders/matmul_packed.comp): a, b and out with
 // contiguous rows a multiple of 4 elements apart (and batches too), starting
 // on 16 bytes, K and N multiples of 4, a device that shuffles within groups of
 // 8 invocations. c (when beta != 0) may have any strides. Returns false,
@@ -68,7 +68,7 @@ bool product_packed(Device& dev, void* stream, int64_t batch, int64_t m, int64_t
   p.ob = uint32_t(so[0] / 4);
   p.alpha = alpha.to<float>();
   p.beta = beta.to<float>();
-  dev.dispatch_packed(stream, "sgemm", {}, &p, sizeof p,
+  dev.dispatch_packed(stream, "matmul_packed", {}, &p, sizeof p,
                       static_cast<const Allocation*>(out.storage), VkDeviceSize(out.offset) * 4,
                       VkDeviceSize(span), {av, bv, cv ? cv : av}, uint32_t((m + 15) / 16),
                       uint32_t((n + 255) / 256), uint32_t(batch));

@@ -1,7 +1,10 @@
+// The device memory pool: blocks, first-fit sub-allocation, coalescing, texel views.
 #include "memory.h"
 
 #include <algorithm>
 #include <string>
+
+#include "errors.h"
 
 namespace plexus::vulkan {
 

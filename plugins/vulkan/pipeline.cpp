@@ -1,7 +1,9 @@
+// The two pipeline layouts and the cache of pipelines built from the embedded SPIR-V.
 #include "pipeline.h"
 
 #include <vector>
 
+#include "errors.h"
 #include "shaders.h"
 
 namespace plexus::vulkan {

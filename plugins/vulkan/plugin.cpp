@@ -20,7 +20,10 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_pointwise(*g_backend);
     register_matmul(*g_backend);
     register_reduce(*g_backend);
-    register_nn(*g_backend);
+    register_softmax(*g_backend);
+    register_layer_norm(*g_backend);
+    register_pool(*g_backend);
+    register_embedding(*g_backend);
     register_conv(*g_backend);
     register_shape(*g_backend);
   });

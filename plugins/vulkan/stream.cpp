@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "device.h"
+#include "errors.h"
 
 namespace plexus::vulkan {
 namespace {

@@ -1,3 +1,4 @@
+// The Vulkan function pointers and load_vulkan(), which fills them from libvulkan.so.1.
 #include "vk.h"
 
 #include <dlfcn.h>
@@ -20,38 +21,6 @@ std::string load_vulkan() {
 #undef PLEXUS_VK_LOAD
   if (!missing.empty()) return "the Vulkan loader lacks " + missing + " (needs Vulkan 1.2)";
   return "";
-}
-
-const char* result_name(VkResult r) {
-  switch (r) {
-#define PLEXUS_VK_RESULT(x) \
-  case x:                   \
-    return #x;
-    PLEXUS_VK_RESULT(VK_SUCCESS)
-    PLEXUS_VK_RESULT(VK_NOT_READY)
-    PLEXUS_VK_RESULT(VK_TIMEOUT)
-    PLEXUS_VK_RESULT(VK_INCOMPLETE)
-    PLEXUS_VK_RESULT(VK_ERROR_OUT_OF_HOST_MEMORY)
-    PLEXUS_VK_RESULT(VK_ERROR_OUT_OF_DEVICE_MEMORY)
-    PLEXUS_VK_RESULT(VK_ERROR_INITIALIZATION_FAILED)
-    PLEXUS_VK_RESULT(VK_ERROR_DEVICE_LOST)
-    PLEXUS_VK_RESULT(VK_ERROR_MEMORY_MAP_FAILED)
-    PLEXUS_VK_RESULT(VK_ERROR_LAYER_NOT_PRESENT)
-    PLEXUS_VK_RESULT(VK_ERROR_EXTENSION_NOT_PRESENT)
-    PLEXUS_VK_RESULT(VK_ERROR_FEATURE_NOT_PRESENT)
-    PLEXUS_VK_RESULT(VK_ERROR_INCOMPATIBLE_DRIVER)
-    PLEXUS_VK_RESULT(VK_ERROR_TOO_MANY_OBJECTS)
-    PLEXUS_VK_RESULT(VK_ERROR_FORMAT_NOT_SUPPORTED)
-    PLEXUS_VK_RESULT(VK_ERROR_FRAGMENTED_POOL)
-    PLEXUS_VK_RESULT(VK_ERROR_UNKNOWN)
-    PLEXUS_VK_RESULT(VK_ERROR_OUT_OF_POOL_MEMORY)
-    PLEXUS_VK_RESULT(VK_ERROR_INVALID_EXTERNAL_HANDLE)
-    PLEXUS_VK_RESULT(VK_ERROR_FRAGMENTATION)
-    PLEXUS_VK_RESULT(VK_ERROR_INVALID_OPAQUE_CAPTURE_ADDRESS)
-#undef PLEXUS_VK_RESULT
-    default:
-      return "VkResult (unknown value)";
-  }
 }
 
 }  // namespace plexus::vulkan

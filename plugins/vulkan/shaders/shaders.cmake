@@ -17,11 +17,11 @@ set(_all "bool,u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_numeric "u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_float "f16,bf16,f32,f64")
 set(PLEXUS_VULKAN_SHADER_FAMILIES
-  "copy:-" "fill:-" "gather32:-" "im2col:-" "sgemm:-"
-  "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "where:-"
+  "copy:-" "copy_fill:-" "copy_gather:-" "conv_im2col:-" "matmul_packed:-"
+  "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "compare_where:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
-  "rownorm:${_float}" "max_pool2d:${_float}" "embedding:-" "conv2d:${_float}"
-  "binary+PACKED:f32" "unary+PACKED:f32" "rownorm+PACKED:f32"
+  "softmax:${_float}" "layer_norm:${_float}" "pool:${_float}" "embedding:-" "conv:${_float}"
+  "binary+PACKED:f32" "unary+PACKED:f32" "softmax+PACKED:f32" "layer_norm+PACKED:f32"
   "reduce+PACKED:f32")
 
 function(plexus_vulkan_shaders out_source)
