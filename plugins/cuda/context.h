@@ -1,7 +1,7 @@
 // context.h: what the kernel families of the gpu plugins (cuda, hip, simt)
 // get from the runtime: how to register kernels, the device and stream a call
 // runs on, launch checks and temporary device memory. The runtime half
-// (runtime/*.cpp) implements it; kernels/*.cu use it.
+// (runtime/*.cpp) implements it; the kernel families (*.cu) use it.
 #pragma once
 
 #include <cstddef>

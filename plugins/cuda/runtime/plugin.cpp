@@ -9,7 +9,7 @@
 
 #include "context.h"
 #include "fast_paths.h"
-#include "kernels/kernels.h"
+#include "kernels.h"
 #include "runtime.h"
 
 namespace plexus::gpu {
