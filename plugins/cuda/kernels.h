@@ -1,9 +1,15 @@
 // The kernel families of the gpu plugins (cuda, hip, simt): one file each,
 // mirroring plugins/cpu's names. register_kernels (kernels.cu) calls them all;
-// the runtime's plugin entry calls register_kernels.
+// the plugin entry calls register_kernels. What a family uses of the runtime
+// comes with this header: stream_of (stream.h), check and check_launch
+// (errors.h), Workspace (memory.h), device_name (device.h).
 #pragma once
 
 #include "context.h"
+#include "device.h"
+#include "errors.h"
+#include "memory.h"
+#include "stream.h"
 
 namespace plexus::gpu {
 

@@ -6,9 +6,11 @@
 #include <cstdint>
 #include <string>
 
-#include "context.h"
+#include "device.h"
+#include "errors.h"
 #include "gpu.h"
 #include "plexus/plugin.hpp"
+#include "stream.h"
 
 namespace plexus::gpu {
 

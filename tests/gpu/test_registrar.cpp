@@ -1,12 +1,12 @@
 // How a library fast path (cuBLAS, cuDNN) takes over an op's registration
-// and hands calls back to the own kernel (plugins/cuda/runtime/registrar.cpp),
+// and hands calls back to the own kernel (plugins/cuda/fast_path.cpp),
 // against a recording host table: the routing cannot run on a GPU here, so it
 // is checked on its own.
 #include <catch2/catch.hpp>
 #include <string>
 #include <vector>
 
-#include "runtime/fast_paths.h"
+#include "fast_path.h"
 
 using namespace plexus;
 

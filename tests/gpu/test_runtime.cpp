@@ -1,4 +1,4 @@
-// The gpu plugins' shared runtime (plugins/cuda/runtime), loaded for real:
+// The gpu plugins' shared runtime (plugins/cuda), loaded for real:
 // the simt plugin runs it over the SIMT emulation's runtime, so its options,
 // its no-device path and its default streams under many threads are checked
 // here; the cuda plugin (when built) is checked for its option errors.

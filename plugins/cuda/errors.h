@@ -1,4 +1,5 @@
-// Runtime API failures as sdk::Error, with the device and what was attempted.
+// Runtime API failures as sdk::Error, with the device and what was attempted;
+// for kernels, with the op too (check, check_launch).
 #pragma once
 
 #include <cstdint>
@@ -23,7 +24,12 @@ inline void check_gpu(gpuError_t e, int32_t device, const char* what) {
   if (e != gpuSuccess) fail_gpu(e, device, what);
 }
 
-// Makes `device` current on this thread.
-void use_device(int32_t device);
+// fail_gpu unless e is gpuSuccess, for a kernel call: "<device>: <op>: <what>
+// failed: <describe(e)>".
+void check(gpuError_t e, const plexus_kernel_call& call, const char* what);
+
+// After PLEXUS_LAUNCH: throws like check() when the launch failed (bad grid,
+// too much shared memory, a sticky error from earlier work), naming `kernel`.
+void check_launch(const plexus_kernel_call& call, const char* kernel);
 
 }  // namespace plexus::gpu

@@ -1,44 +1,44 @@
-// The device type the plugin registers: devices, memory, copies, streams
-// and events over the GPU runtime (CUDA, HIP or the SIMT emulation), as the
-// plexus_backend table's functions (through sdk::Backend).
+// The device type a gpu plugin (cuda, hip, simt) registers: its plexus_backend
+// table through sdk::Backend, over the GPU runtime (CUDA, HIP or the SIMT
+// emulation). The functions live with their subject: device.cpp, memory.cpp,
+// stream.cpp; backend.cpp has the object's life and the stream lookup.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
-#include <memory>
 
-#include "devices.h"
+#include "device.h"
 #include "gpu.h"
+#include "memory.h"
 #include "plexus/plugin.hpp"
-#include "staging.h"
-#include "streams.h"
-#include "workspaces.h"
+#include "stream.h"
 
 namespace plexus::gpu {
 
-class Runtime : public sdk::Backend<Runtime> {
+class GpuBackend : public sdk::Backend<GpuBackend> {
  public:
   // Finds the devices; the streams and pools are made on first use.
-  explicit Runtime(DefaultStreams::Policy policy);
-  ~Runtime();
+  explicit GpuBackend(DefaultStreams::Policy policy);
+  ~GpuBackend();
 
+  // device.cpp
   int32_t device_count() { return devices_.count(); }
   const char* unavailable_reason() { return devices_.unavailable_reason(); }
   void properties(int32_t device, plexus_device_properties& out);
+  void synchronize(int32_t device);
 
-  // Raw device memory: the core's caching allocator sits above these.
+  // memory.cpp: raw device memory (the core's caching allocator sits above), memset, copies.
   void* allocate(int32_t device, size_t nbytes);
   void deallocate(int32_t device, void* ptr, size_t nbytes);
   void memset(int32_t device, void* ptr, size_t offset, int32_t value, size_t nbytes, void* stream);
-
   void copy_host_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
                            size_t nbytes, void* stream);
   void copy_device_to_host(int32_t device, void* dst, const void* src, size_t src_offset,
                            size_t nbytes, void* stream);
   void copy_device_to_device(int32_t device, void* dst, size_t dst_offset, const void* src,
                              size_t src_offset, size_t nbytes, void* stream);
-  void synchronize(int32_t device);
 
+  // stream.cpp
   void* stream_create(int32_t device);
   void stream_destroy(int32_t device, void* stream);
   void stream_synchronize(int32_t device, void* stream);
@@ -60,8 +60,9 @@ class Runtime : public sdk::Backend<Runtime> {
   Workspaces workspaces_;
 };
 
-// The plugin's runtime between init and shutdown (context.cpp uses it).
-Runtime& runtime();
-void set_runtime(Runtime* runtime);
+// The plugin's backend between init and shutdown, for the kernels' side of
+// the runtime (stream_of, Workspace).
+GpuBackend& backend();
+void set_backend(GpuBackend* backend);
 
 }  // namespace plexus::gpu

@@ -1,5 +1,5 @@
 // The devices the runtime found when the plugin was initialized, and why
-// there are none when that is the case.
+// there are none when that is the case; naming a device and making it current.
 #pragma once
 
 #include <cstdint>
@@ -29,5 +29,11 @@ class Devices {
   std::vector<gpuDeviceProp> props_;
   std::string reason_;
 };
+
+// "cuda:0" (or "hip:1", "simt:0"): the device a call runs on, for messages.
+std::string device_name(int32_t device);
+
+// Makes `device` current on this thread.
+void use_device(int32_t device);
 
 }  // namespace plexus::gpu

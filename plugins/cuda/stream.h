@@ -1,4 +1,6 @@
-// The default streams: what a NULL plexus stream means on each device.
+// Streams: stream_of(call) for kernels, and the default streams, what a NULL
+// plexus stream means on each device. (The backend's stream and event
+// functions are in stream.cpp.)
 //
 // `shared` (the default): one stream per device for every host thread, so
 // work from all threads is ordered and the core's caching allocator, which
@@ -20,8 +22,13 @@
 #include <vector>
 
 #include "gpu.h"
+#include "plexus/plugin.h"
 
 namespace plexus::gpu {
+
+// Makes the call's device current on this thread and returns the stream its
+// work goes on: call.stream, or the device's default stream when NULL.
+gpuStream_t stream_of(const plexus_kernel_call& call);
 
 class DefaultStreams {
  public:

@@ -1,8 +1,9 @@
+// Runtime API failures as sdk::Error (errors.h).
 #include "errors.h"
 
 #include <cstring>
 
-#include "context.h"
+#include "device.h"
 
 namespace plexus::gpu {
 
@@ -21,12 +22,15 @@ void fail_gpu(gpuError_t e, int32_t device, const std::string& what) {
   sdk::fail(status, device_name(device) + ": " + what + " failed: " + describe(e));
 }
 
-void use_device(int32_t device) {
-  // Asks rather than caches: an application or library may change the
-  // thread's device between our calls.
-  int current = -1;
-  if (gpuGetDevice(&current) == gpuSuccess && current == device) return;
-  check_gpu(gpuSetDevice(device), device, PLEXUS_GPU_PREFIX "SetDevice");
+void check(gpuError_t e, const plexus_kernel_call& call, const char* what) {
+  if (e == gpuSuccess) return;
+  fail_gpu(e, call.device_index, std::string(call.op) + ": " + what);
+}
+
+void check_launch(const plexus_kernel_call& call, const char* kernel) {
+  gpuError_t e = gpuGetLastError();
+  if (e != gpuSuccess)
+    fail_gpu(e, call.device_index, std::string(call.op) + ": launch of " + kernel);
 }
 
 }  // namespace plexus::gpu

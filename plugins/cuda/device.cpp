@@ -1,7 +1,10 @@
-#include "devices.h"
+// Finding the devices (Devices), their properties, and the backend's
+// device-wide functions (properties, synchronize).
+#include "device.h"
 
 #include <string>
 
+#include "backend.h"
 #include "errors.h"
 #include "plexus/plugin.hpp"
 
@@ -90,6 +93,28 @@ void Devices::properties(int32_t device, plexus_device_properties& out) const {
   out.capabilities = PLEXUS_CAP_ASYNC;
   out.total_memory = p.totalGlobalMem;
   out.dtypes = (1u << PLEXUS_NUM_DTYPES) - 1;
+}
+
+std::string device_name(int32_t device) {
+  return std::string(PLEXUS_PLUGIN_NAME ":") + std::to_string(device);
+}
+
+void use_device(int32_t device) {
+  // Asks rather than caches: an application or library may change the
+  // thread's device between our calls.
+  int current = -1;
+  if (gpuGetDevice(&current) == gpuSuccess && current == device) return;
+  check_gpu(gpuSetDevice(device), device, PLEXUS_GPU_PREFIX "SetDevice");
+}
+
+void GpuBackend::properties(int32_t device, plexus_device_properties& out) {
+  devices_.properties(device, out);
+}
+
+void GpuBackend::synchronize(int32_t device) {
+  devices_.check_index(device, "synchronize");
+  use_device(device);
+  check_gpu(gpuDeviceSynchronize(), device, PLEXUS_GPU_PREFIX "DeviceSynchronize");
 }
 
 }  // namespace plexus::gpu

@@ -1,8 +1,10 @@
-#include "workspaces.h"
-
+// The pools behind Workspace (Workspaces, memory.h): device blocks per device,
+// reused on the same stream at once and on others once their event has fired.
 #include <string>
 
+#include "device.h"
 #include "errors.h"
+#include "memory.h"
 
 namespace plexus::gpu {
 namespace {

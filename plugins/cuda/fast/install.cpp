@@ -1,11 +1,10 @@
 // Which library fast paths the cuda plugin installs: those it was built with
 // (PLEXUS_CUDA_CUBLAS, PLEXUS_CUDA_CUDNN) unless the plugin option turns
 // them off ("cublas" / "cudnn" = "off").
-#include "runtime/fast_paths.h"
-
 #include <string>
 
 #include "fast/fast.h"
+#include "fast_path.h"
 
 namespace plexus::gpu {
 namespace {

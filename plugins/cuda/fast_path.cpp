@@ -1,8 +1,8 @@
 // Registrar::add and the fast paths' claims: which kernel the host gets for an op.
+#include "fast_path.h"
+
 #include <deque>
 #include <string>
-
-#include "fast_paths.h"
 
 namespace plexus::gpu {
 namespace {

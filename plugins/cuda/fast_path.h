@@ -1,5 +1,5 @@
-// Library fast paths (cuBLAS for the matmul family, cuDNN for conv2d and
-// max_pool2d): each claims an op before the kernel families register, is
+// Library fast paths (fast/: cuBLAS for the matmul family, cuDNN for conv2d
+// and max_pool2d; cuda only): each claims an op before the kernel families register, is
 // registered in place of the family's own kernel, and hands that kernel the
 // calls it does not take (other layouts or dtypes, the library missing).
 #pragma once
@@ -24,8 +24,8 @@ void claim(const FastPath& fp);
 void clear_fast_paths();
 
 #if defined(PLEXUS_GPU_CUDA)
-// Loads cuBLAS and cuDNN (when built with them and not disabled by the
-// plugin options "cublas" / "cudnn" = "off") and claims their ops.
+// fast/install.cpp: loads cuBLAS and cuDNN (when built with them and not
+// disabled by the plugin options "cublas" / "cudnn" = "off") and claims their ops.
 void install_fast_paths(const plexus_host_api* host);
 // Destroys the libraries' handles and unloads them (shutdown, before the runtime goes).
 void remove_fast_paths();

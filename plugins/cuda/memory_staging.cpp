@@ -1,10 +1,12 @@
-#include "staging.h"
-
+// Pinned staging for host-to-device copies (Staging, memory.h): a ring of
+// pinned chunks per device, each free again once the event after its copy has fired.
 #include <algorithm>
 #include <cstring>
 #include <thread>
 
+#include "device.h"
 #include "errors.h"
+#include "memory.h"
 
 namespace plexus::gpu {
 

@@ -2,15 +2,14 @@
 // registers the device type, the library fast paths and the kernel families.
 //
 // Plugin options (plexus.toml, [plugins.<name>] or the host's get_option):
-//   default_stream = "shared" | "per_thread"   what a NULL stream means (streams.h)
+//   default_stream = "shared" | "per_thread"   what a NULL stream means (stream.h)
 //   cublas = "off", cudnn = "off"               cuda only: use the own kernels instead
 #include <memory>
 #include <string>
 
-#include "context.h"
-#include "fast_paths.h"
+#include "backend.h"
+#include "fast_path.h"
 #include "kernels.h"
-#include "runtime.h"
 
 namespace plexus::gpu {
 namespace {
@@ -20,25 +19,25 @@ void shutdown(void* state) {
   remove_fast_paths();
 #endif
   clear_fast_paths();
-  set_runtime(nullptr);
-  delete static_cast<Runtime*>(state);
+  set_backend(nullptr);
+  delete static_cast<GpuBackend*>(state);
 }
 
 plexus_status init(const plexus_host_api* host, void** state) {
   return sdk::guard(host, [&] {
     auto policy = DefaultStreams::parse_policy(sdk::option(host, "default_stream", "shared"));
-    auto rt = std::make_unique<Runtime>(policy);
-    rt->register_backend(host, PLEXUS_PLUGIN_NAME);
-    if (rt->device_count() == 0)
+    auto b = std::make_unique<GpuBackend>(policy);
+    b->register_backend(host, PLEXUS_PLUGIN_NAME);
+    if (b->device_count() == 0)
       sdk::log(host, PLEXUS_LOG_INFO,
-               std::string(PLEXUS_PLUGIN_NAME ": no devices: ") + rt->unavailable_reason());
+               std::string(PLEXUS_PLUGIN_NAME ": no devices: ") + b->unavailable_reason());
     // From here on the host calls shutdown(*state) if init fails.
-    set_runtime(rt.get());
-    *state = rt.release();
+    set_backend(b.get());
+    *state = b.release();
 #if defined(PLEXUS_GPU_CUDA)
     install_fast_paths(host);
 #endif
-    register_kernels(Registrar(host, runtime().slot()));
+    register_kernels(Registrar(host, backend().slot()));
   });
 }
 
