@@ -1,6 +1,7 @@
 // Reduction of one value per thread across a block: warp shuffles within each
 // warp, then the warps' partials through shared memory. Every thread of the
 // block must call it (it has barriers); the result is valid in thread 0.
+// Add and Max are the combines the row kernels and max_pool2d use.
 #pragma once
 
 #include <type_traits>
@@ -10,6 +11,20 @@
 namespace plexus::gpu {
 
 constexpr int kMaxWarpsPerBlock = 32;  // 1024 threads of 32 lanes
+
+// The larger of two values; a NaN wins.
+struct Max {
+  template <typename C>
+  __device__ C operator()(C a, C b) const {
+    return (b > a) || (b != b) ? b : a;
+  }
+};
+struct Add {
+  template <typename C>
+  __device__ C operator()(C a, C b) const {
+    return a + b;
+  }
+};
 
 // Shuffles a float, an integer, or a value/index pair field by field (shuffles take
 // built-in types only).

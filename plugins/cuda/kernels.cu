@@ -11,7 +11,10 @@ void register_kernels(const Registrar& r) {
   register_pointwise(r);
   register_reduce(r);
   register_matmul(r);
-  register_nn(r);
+  register_softmax(r);
+  register_layer_norm(r);
+  register_pool(r);
+  register_embedding(r);
   register_conv(r);
   register_shape(r);
 }

@@ -19,12 +19,14 @@ void register_copy(const Registrar& r);     // copy.cu: copy_, fill_
 void register_binary(const Registrar& r);   // binary.cu: add, sub, mul, div, pow, maximum, minimum
 void register_unary(const Registrar& r);    // unary.cu: neg, abs, exp, ..., gelu, silu, clamp, relu
 void register_compare(const Registrar& r);  // compare.cu: eq..ge, where
-void register_pointwise(const Registrar& r);  // pointwise.cu: lerp, addcmul, addcdiv
-void register_reduce(const Registrar& r);     // reduce.cu: sum, mean, amax, amin, argmax, argmin
-void register_matmul(const Registrar& r);     // matmul.cu: mm, bmm, addmm (own tiled GEMM)
-void register_nn(
-    const Registrar& r);  // nn.cu: softmax, log_softmax, layer_norm, max_pool2d, embedding
-void register_conv(const Registrar& r);   // conv.cu: conv2d (direct)
-void register_shape(const Registrar& r);  // shape.cu: cat
+void register_pointwise(const Registrar& r);   // pointwise.cu: lerp, addcmul, addcdiv
+void register_reduce(const Registrar& r);      // reduce.cu: sum, mean, amax, amin, argmax, argmin
+void register_matmul(const Registrar& r);      // matmul.cu: mm, bmm, addmm (own tiled GEMM)
+void register_softmax(const Registrar& r);     // softmax.cu: softmax, log_softmax
+void register_layer_norm(const Registrar& r);  // layer_norm.cu: layer_norm
+void register_pool(const Registrar& r);        // pool.cu: max_pool2d
+void register_embedding(const Registrar& r);   // embedding.cu: embedding
+void register_conv(const Registrar& r);        // conv.cu: conv2d (direct)
+void register_shape(const Registrar& r);       // shape.cu: cat
 
 }  // namespace plexus::gpu
