@@ -1,6 +1,8 @@
-// The backend object's life (the devices, default streams and pools it owns)
-// and the lookup of the stream a call or copy runs on.
+// The backend object's life (the devices, default streams and pools it owns),
+// kernel registration, and the lookup of the stream a call or copy runs on.
 #include "backend.h"
+
+#include "fast_path.h"
 
 namespace plexus::gpu {
 namespace {
@@ -28,6 +30,12 @@ GpuBackend::GpuBackend(DefaultStreams::Policy policy)
       workspaces_(devices_.count()) {}
 
 GpuBackend::~GpuBackend() = default;
+
+void GpuBackend::register_kernel(const char* op, uint32_t dtype_mask, plexus_kernel_fn fn,
+                                 void* user_data) {
+  KernelRef k = route(op, KernelRef{fn, user_data}, host());
+  sdk::Backend<GpuBackend>::register_kernel(op, dtype_mask, k.fn, k.user_data);
+}
 
 gpuStream_t GpuBackend::resolve(int32_t device, void* stream, const char* what) {
   devices_.check_index(device, what);

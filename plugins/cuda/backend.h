@@ -1,7 +1,8 @@
 // The device type a gpu plugin (cuda, hip, simt) registers: its plexus_backend
 // table through sdk::Backend, over the GPU runtime (CUDA, HIP or the SIMT
 // emulation). The functions live with their subject: device.cpp, memory.cpp,
-// stream.cpp; backend.cpp has the object's life and the stream lookup.
+// stream.cpp; backend.cpp has the object's life, kernel registration and the
+// stream lookup.
 #pragma once
 
 #include <cstddef>
@@ -47,6 +48,18 @@ class GpuBackend : public sdk::Backend<GpuBackend> {
   void event_record(int32_t device, void* event, void* stream);
   void event_wait(int32_t device, void* event, void* stream);
   void event_synchronize(int32_t device, void* event);
+
+  // Registers Fn(call) as the kernel of `op` for the dtypes in dtype_mask,
+  // the one way kernels are registered (sdk::Backend's), except that an op a
+  // library fast path has claimed (fast_path.h) gets the fast path, which
+  // hands Fn what it declines. These hide sdk::Backend's overloads, to which
+  // they pass the kernel on. Only during init; throws when the host refuses.
+  template <sdk::KernelFunction Fn>
+  void register_kernel(const char* op, uint32_t dtype_mask) {
+    register_kernel(op, dtype_mask, &sdk::kernel_trampoline<Fn>,
+                    const_cast<plexus_host_api*>(host()));
+  }
+  void register_kernel(const char* op, uint32_t dtype_mask, plexus_kernel_fn fn, void* user_data);
 
   // The runtime stream for a plexus stream (NULL: the default stream) on
   // `device`, which becomes current on this thread. Checks the index.

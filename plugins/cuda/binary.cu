@@ -290,16 +290,16 @@ void extremum_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_binary(const Registrar& r) {
-  r.kernel<&add_sub_out<false>>("add.out", kAllTypes);
-  r.kernel<&add_sub_out<true>>("sub.out", kNumericTypes);
-  r.kernel<&mul_out>("mul.out", kAllTypes);
-  r.kernel<&div_out<false>>("div.out", kFloatTypes);
-  r.kernel<&div_out<true>>("div.out_mode", kNumericTypes);
-  r.kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kNumericTypes);
-  r.kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kNumericTypes);
-  r.kernel<&extremum_out<true>>("maximum.out", kAllTypes);
-  r.kernel<&extremum_out<false>>("minimum.out", kAllTypes);
+void register_binary(GpuBackend& b) {
+  b.register_kernel<&add_sub_out<false>>("add.out", kAllTypes);
+  b.register_kernel<&add_sub_out<true>>("sub.out", kNumericTypes);
+  b.register_kernel<&mul_out>("mul.out", kAllTypes);
+  b.register_kernel<&div_out<false>>("div.out", kFloatTypes);
+  b.register_kernel<&div_out<true>>("div.out_mode", kNumericTypes);
+  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kNumericTypes);
+  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kNumericTypes);
+  b.register_kernel<&extremum_out<true>>("maximum.out", kAllTypes);
+  b.register_kernel<&extremum_out<false>>("minimum.out", kAllTypes);
 }
 
 }  // namespace plexus::gpu

@@ -105,21 +105,21 @@ void where_out(const plexus_kernel_call& call) {
 }
 
 template <Cmp K>
-void register_comparison(const Registrar& r, const char* tensor_op, const char* scalar_op) {
-  r.kernel<&compare_tensor_out<K>>(tensor_op, kAllTypes);
-  r.kernel<&compare_scalar_out<K>>(scalar_op, kAllTypes);
+void register_comparison(GpuBackend& b, const char* tensor_op, const char* scalar_op) {
+  b.register_kernel<&compare_tensor_out<K>>(tensor_op, kAllTypes);
+  b.register_kernel<&compare_scalar_out<K>>(scalar_op, kAllTypes);
 }
 
 }  // namespace
 
-void register_compare(const Registrar& r) {
-  register_comparison<Cmp::eq>(r, "eq.Tensor_out", "eq.Scalar_out");
-  register_comparison<Cmp::ne>(r, "ne.Tensor_out", "ne.Scalar_out");
-  register_comparison<Cmp::lt>(r, "lt.Tensor_out", "lt.Scalar_out");
-  register_comparison<Cmp::le>(r, "le.Tensor_out", "le.Scalar_out");
-  register_comparison<Cmp::gt>(r, "gt.Tensor_out", "gt.Scalar_out");
-  register_comparison<Cmp::ge>(r, "ge.Tensor_out", "ge.Scalar_out");
-  r.kernel<&where_out>("where.self_out", kAllTypes);
+void register_compare(GpuBackend& b) {
+  register_comparison<Cmp::eq>(b, "eq.Tensor_out", "eq.Scalar_out");
+  register_comparison<Cmp::ne>(b, "ne.Tensor_out", "ne.Scalar_out");
+  register_comparison<Cmp::lt>(b, "lt.Tensor_out", "lt.Scalar_out");
+  register_comparison<Cmp::le>(b, "le.Tensor_out", "le.Scalar_out");
+  register_comparison<Cmp::gt>(b, "gt.Tensor_out", "gt.Scalar_out");
+  register_comparison<Cmp::ge>(b, "ge.Tensor_out", "ge.Scalar_out");
+  b.register_kernel<&where_out>("where.self_out", kAllTypes);
 }
 
 }  // namespace plexus::gpu

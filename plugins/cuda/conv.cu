@@ -91,8 +91,8 @@ void conv2d_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_conv(const Registrar& r) {
-  r.kernel<&conv2d_out>("conv2d.out", kFloatTypes);
+void register_conv(GpuBackend& b) {
+  b.register_kernel<&conv2d_out>("conv2d.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

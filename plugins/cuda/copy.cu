@@ -125,9 +125,9 @@ void fill_(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_copy(const Registrar& r) {
-  r.kernel<&copy_>("copy_", kAllTypes);
-  r.kernel<&fill_>("fill_.Scalar", kAllTypes);
+void register_copy(GpuBackend& b) {
+  b.register_kernel<&copy_>("copy_", kAllTypes);
+  b.register_kernel<&fill_>("fill_.Scalar", kAllTypes);
 }
 
 }  // namespace plexus::gpu

@@ -111,8 +111,8 @@ void embedding_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_embedding(const Registrar& r) {
-  r.kernel<&embedding_out>("embedding.out", kAllTypes);
+void register_embedding(GpuBackend& b) {
+  b.register_kernel<&embedding_out>("embedding.out", kAllTypes);
 }
 
 }  // namespace plexus::gpu

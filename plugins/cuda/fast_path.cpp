@@ -1,4 +1,4 @@
-// Registrar::add and the fast paths' claims: which kernel the host gets for an op.
+// The fast paths' claims (fast_path.h): which kernel the host gets for an op.
 #include "fast_path.h"
 
 #include <deque>
@@ -41,17 +41,12 @@ void clear_fast_paths() {
   g_claims.clear();
 }
 
-void Registrar::add(const char* op, uint32_t dtypes, KernelRef own) const {
-  plexus_kernel_fn fn = own.fn;
-  void* user_data = own.user_data;
-  if (Claim* c = find_claim(op)) {
-    c->own = own;
-    c->host = host_;
-    fn = claimed_kernel;
-    user_data = c;
-  }
-  sdk::check(host_->register_kernel(host_->host_ctx, slot_, op, dtypes, fn, user_data),
-             std::string("register_kernel(\"") + op + "\")");
+KernelRef route(const char* op, KernelRef own, const plexus_host_api* host) {
+  Claim* c = find_claim(op);
+  if (!c) return own;
+  c->own = own;
+  c->host = host;
+  return KernelRef{claimed_kernel, c};
 }
 
 }  // namespace plexus::gpu

@@ -1,14 +1,22 @@
 // Library fast paths (fast/: cuBLAS for the matmul family, cuDNN for conv2d
-// and max_pool2d; cuda only): each claims an op before the kernel families register, is
-// registered in place of the family's own kernel, and hands that kernel the
-// calls it does not take (other layouts or dtypes, the library missing).
+// and max_pool2d; cuda only): each claims an op before the kernel families
+// register; GpuBackend::register_kernel then registers, in place of the
+// family's own kernel, a router that runs the fast path and hands the own
+// kernel the calls it does not take (other layouts or dtypes, the library missing).
 #pragma once
 
 #include <cstdint>
 
-#include "context.h"
+#include "plexus/plugin.hpp"
 
 namespace plexus::gpu {
+
+// A registered kernel in C form, as a fast path keeps its fallback.
+struct KernelRef {
+  plexus_kernel_fn fn = nullptr;
+  void* user_data = nullptr;
+  plexus_status operator()(const plexus_kernel_call& call) const { return fn(user_data, &call); }
+};
 
 struct FastPath {
   const char* op;   // "mm.out"
@@ -22,6 +30,11 @@ struct FastPath {
 void claim(const FastPath& fp);
 // Forgets every claim (shutdown).
 void clear_fast_paths();
+
+// The kernel the host gets for `op`: `own` itself, or, when a fast path has
+// claimed op, its router, which falls back to `own` (and reports errors
+// through `host`). Only during init.
+KernelRef route(const char* op, KernelRef own, const plexus_host_api* host);
 
 #if defined(PLEXUS_GPU_CUDA)
 // fast/install.cpp: loads cuBLAS and cuDNN (when built with them and not

@@ -1,11 +1,12 @@
 // The kernel families of the gpu plugins (cuda, hip, simt): one file each,
-// mirroring plugins/cpu's names. register_kernels (kernels.cu) calls them all;
-// the plugin entry calls register_kernels. What a family uses of the runtime
+// named as in every plugin; the plugin entry (plugin.cpp) calls each one's
+// register function, which registers its kernels with
+// backend.register_kernel<&fn>(op, dtypes). What a family uses of the runtime
 // comes with this header: stream_of (stream.h), check and check_launch
 // (errors.h), Workspace (memory.h), device_name (device.h).
 #pragma once
 
-#include "context.h"
+#include "backend.h"
 #include "device.h"
 #include "errors.h"
 #include "memory.h"
@@ -13,20 +14,18 @@
 
 namespace plexus::gpu {
 
-void register_kernels(const Registrar& r);
-
-void register_copy(const Registrar& r);     // copy.cu: copy_, fill_
-void register_binary(const Registrar& r);   // binary.cu: add, sub, mul, div, pow, maximum, minimum
-void register_unary(const Registrar& r);    // unary.cu: neg, abs, exp, ..., gelu, silu, clamp, relu
-void register_compare(const Registrar& r);  // compare.cu: eq..ge, where
-void register_pointwise(const Registrar& r);   // pointwise.cu: lerp, addcmul, addcdiv
-void register_reduce(const Registrar& r);      // reduce.cu: sum, mean, amax, amin, argmax, argmin
-void register_matmul(const Registrar& r);      // matmul.cu: mm, bmm, addmm (own tiled GEMM)
-void register_softmax(const Registrar& r);     // softmax.cu: softmax, log_softmax
-void register_layer_norm(const Registrar& r);  // layer_norm.cu: layer_norm
-void register_pool(const Registrar& r);        // pool.cu: max_pool2d
-void register_embedding(const Registrar& r);   // embedding.cu: embedding
-void register_conv(const Registrar& r);        // conv.cu: conv2d (direct)
-void register_shape(const Registrar& r);       // shape.cu: cat
+void register_copy(GpuBackend& b);        // copy.cu: copy_, fill_
+void register_binary(GpuBackend& b);      // binary.cu: add, sub, mul, div, pow, maximum, minimum
+void register_unary(GpuBackend& b);       // unary.cu: neg, abs, exp, ..., gelu, silu, clamp, relu
+void register_compare(GpuBackend& b);     // compare.cu: eq..ge, where
+void register_pointwise(GpuBackend& b);   // pointwise.cu: lerp, addcmul, addcdiv
+void register_reduce(GpuBackend& b);      // reduce.cu: sum, mean, amax, amin, argmax, argmin
+void register_matmul(GpuBackend& b);      // matmul.cu: mm, bmm, addmm (own tiled GEMM)
+void register_softmax(GpuBackend& b);     // softmax.cu: softmax, log_softmax
+void register_layer_norm(GpuBackend& b);  // layer_norm.cu: layer_norm
+void register_pool(GpuBackend& b);        // pool.cu: max_pool2d
+void register_embedding(GpuBackend& b);   // embedding.cu: embedding
+void register_conv(GpuBackend& b);        // conv.cu: conv2d (direct)
+void register_shape(GpuBackend& b);       // shape.cu: cat
 
 }  // namespace plexus::gpu

@@ -87,8 +87,8 @@ void layer_norm_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_layer_norm(const Registrar& r) {
-  r.kernel<&layer_norm_out>("layer_norm.out", kFloatTypes);
+void register_layer_norm(GpuBackend& b) {
+  b.register_kernel<&layer_norm_out>("layer_norm.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

@@ -154,10 +154,10 @@ void addmm_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_matmul(const Registrar& r) {
-  r.kernel<&mm_out>("mm.out", kNumericTypes);
-  r.kernel<&mm_out>("bmm.out", kNumericTypes);
-  r.kernel<&addmm_out>("addmm.out", kNumericTypes);
+void register_matmul(GpuBackend& b) {
+  b.register_kernel<&mm_out>("mm.out", kNumericTypes);
+  b.register_kernel<&mm_out>("bmm.out", kNumericTypes);
+  b.register_kernel<&addmm_out>("addmm.out", kNumericTypes);
 }
 
 }  // namespace plexus::gpu

@@ -23,6 +23,23 @@ void shutdown(void* state) {
   delete static_cast<GpuBackend*>(state);
 }
 
+// Every kernel family (kernels.h).
+void register_kernels(GpuBackend& b) {
+  register_copy(b);
+  register_binary(b);
+  register_unary(b);
+  register_compare(b);
+  register_pointwise(b);
+  register_reduce(b);
+  register_matmul(b);
+  register_softmax(b);
+  register_layer_norm(b);
+  register_pool(b);
+  register_embedding(b);
+  register_conv(b);
+  register_shape(b);
+}
+
 plexus_status init(const plexus_host_api* host, void** state) {
   return sdk::guard(host, [&] {
     auto policy = DefaultStreams::parse_policy(sdk::option(host, "default_stream", "shared"));
@@ -37,7 +54,7 @@ plexus_status init(const plexus_host_api* host, void** state) {
 #if defined(PLEXUS_GPU_CUDA)
     install_fast_paths(host);
 #endif
-    register_kernels(Registrar(host, backend().slot()));
+    register_kernels(backend());
   });
 }
 

@@ -67,10 +67,10 @@ void addc_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_pointwise(const Registrar& r) {
-  r.kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
-  r.kernel<&addc_out<AddcmulOp, true>>("addcmul.out", kNumericTypes);
-  r.kernel<&addc_out<AddcdivOp, false>>("addcdiv.out", kFloatTypes);
+void register_pointwise(GpuBackend& b) {
+  b.register_kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
+  b.register_kernel<&addc_out<AddcmulOp, true>>("addcmul.out", kNumericTypes);
+  b.register_kernel<&addc_out<AddcdivOp, false>>("addcdiv.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

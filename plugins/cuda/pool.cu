@@ -62,8 +62,8 @@ void max_pool2d_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_pool(const Registrar& r) {
-  r.kernel<&max_pool2d_out>("max_pool2d.out", kFloatTypes);
+void register_pool(GpuBackend& b) {
+  b.register_kernel<&max_pool2d_out>("max_pool2d.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

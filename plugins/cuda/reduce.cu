@@ -210,13 +210,13 @@ void arg_extreme_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_reduce(const Registrar& r) {
-  r.kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", kNumericTypes);
-  r.kernel<&reduce_out<MeanOp, 4, false>>("mean.out", kFloatTypes);
-  r.kernel<&reduce_out<MaxOp, 3, true>>("amax.out", kAllTypes);
-  r.kernel<&reduce_out<MinOp, 3, true>>("amin.out", kAllTypes);
-  r.kernel<&arg_extreme_out<true>>("argmax.out", kNumericTypes);
-  r.kernel<&arg_extreme_out<false>>("argmin.out", kNumericTypes);
+void register_reduce(GpuBackend& b) {
+  b.register_kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", kNumericTypes);
+  b.register_kernel<&reduce_out<MeanOp, 4, false>>("mean.out", kFloatTypes);
+  b.register_kernel<&reduce_out<MaxOp, 3, true>>("amax.out", kAllTypes);
+  b.register_kernel<&reduce_out<MinOp, 3, true>>("amin.out", kAllTypes);
+  b.register_kernel<&arg_extreme_out<true>>("argmax.out", kNumericTypes);
+  b.register_kernel<&arg_extreme_out<false>>("argmin.out", kNumericTypes);
 }
 
 }  // namespace plexus::gpu

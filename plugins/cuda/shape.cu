@@ -39,7 +39,8 @@ void cat_out(const plexus_kernel_call& call) {
   sdk::Span<plexus_tensor> tensors = a.tensor_list(0);
   int64_t dim = a.integer(1);
   const plexus_tensor& out = a.tensor(2);
-  if (!sdk::check_cat(tensors, dim, out)) return;  // out is empty; everything checked before copying
+  // false: out is empty; everything is checked before copying
+  if (!sdk::check_cat(tensors, dim, out)) return;
   int64_t at = 0;  // where the next piece starts along dim
   for (const plexus_tensor& t : tensors) {
     plexus_tensor slice = sdk::cat_slice(out, t, dim, at);
@@ -50,8 +51,8 @@ void cat_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_shape(const Registrar& r) {
-  r.kernel<&cat_out>("cat.out", kAllTypes);
+void register_shape(GpuBackend& b) {
+  b.register_kernel<&cat_out>("cat.out", kAllTypes);
 }
 
 }  // namespace plexus::gpu

@@ -68,9 +68,9 @@ void softmax_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_softmax(const Registrar& r) {
-  r.kernel<&softmax_out<false>>("softmax.int_out", kFloatTypes);
-  r.kernel<&softmax_out<true>>("log_softmax.int_out", kFloatTypes);
+void register_softmax(GpuBackend& b) {
+  b.register_kernel<&softmax_out<false>>("softmax.int_out", kFloatTypes);
+  b.register_kernel<&softmax_out<true>>("log_softmax.int_out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu

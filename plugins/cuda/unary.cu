@@ -141,21 +141,21 @@ void clamp_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_unary(const Registrar& r) {
-  r.kernel<&unary_out<NegOp, true>>("neg.out", kNumericTypes);
-  r.kernel<&unary_out<AbsOp, true>>("abs.out", kNumericTypes);
-  r.kernel<&unary_out<ReluOp, true>>("relu.out", kNumericTypes);
-  r.kernel<&clamp_out>("clamp.out", kNumericTypes);
-  r.kernel<&unary_out<ExpOp>>("exp.out", kFloatTypes);
-  r.kernel<&unary_out<LogOp>>("log.out", kFloatTypes);
-  r.kernel<&unary_out<SqrtOp>>("sqrt.out", kFloatTypes);
-  r.kernel<&unary_out<RsqrtOp>>("rsqrt.out", kFloatTypes);
-  r.kernel<&unary_out<SinOp>>("sin.out", kFloatTypes);
-  r.kernel<&unary_out<CosOp>>("cos.out", kFloatTypes);
-  r.kernel<&unary_out<TanhOp>>("tanh.out", kFloatTypes);
-  r.kernel<&unary_out<SigmoidOp>>("sigmoid.out", kFloatTypes);
-  r.kernel<&unary_out<SiluOp>>("silu.out", kFloatTypes);
-  r.kernel<&gelu_out>("gelu.out", kFloatTypes);
+void register_unary(GpuBackend& b) {
+  b.register_kernel<&unary_out<NegOp, true>>("neg.out", kNumericTypes);
+  b.register_kernel<&unary_out<AbsOp, true>>("abs.out", kNumericTypes);
+  b.register_kernel<&unary_out<ReluOp, true>>("relu.out", kNumericTypes);
+  b.register_kernel<&clamp_out>("clamp.out", kNumericTypes);
+  b.register_kernel<&unary_out<ExpOp>>("exp.out", kFloatTypes);
+  b.register_kernel<&unary_out<LogOp>>("log.out", kFloatTypes);
+  b.register_kernel<&unary_out<SqrtOp>>("sqrt.out", kFloatTypes);
+  b.register_kernel<&unary_out<RsqrtOp>>("rsqrt.out", kFloatTypes);
+  b.register_kernel<&unary_out<SinOp>>("sin.out", kFloatTypes);
+  b.register_kernel<&unary_out<CosOp>>("cos.out", kFloatTypes);
+  b.register_kernel<&unary_out<TanhOp>>("tanh.out", kFloatTypes);
+  b.register_kernel<&unary_out<SigmoidOp>>("sigmoid.out", kFloatTypes);
+  b.register_kernel<&unary_out<SiluOp>>("silu.out", kFloatTypes);
+  b.register_kernel<&gelu_out>("gelu.out", kFloatTypes);
 }
 
 }  // namespace plexus::gpu
