@@ -1,5 +1,5 @@
 # The sources the gpu plugins share, for plugins/cuda, plugins/hip and the
-# simt test plugin (tests/simt) to include:
+# simt test plugin (tests/plugins/cuda/simt) to include:
 #   PLEXUS_GPU_DIR              plugins/cuda (the include directory: gpu.h and every header)
 #   PLEXUS_GPU_RUNTIME_SOURCES  *.cpp: the plugin's runtime (plugin.cpp, backend.cpp, device.cpp,
 #                               stream.cpp, memory*.cpp, errors.cpp, fast_path.cpp), plain
