@@ -40,7 +40,7 @@ KernelRef route(const char* op, KernelRef own, const plexus_host_api* host);
 // fast/install.cpp: loads cuBLAS and cuDNN (when built with them and not
 // disabled by the plugin options "cublas" / "cudnn" = "off") and claims their ops.
 void install_fast_paths(const plexus_host_api* host);
-// Destroys the libraries' handles and unloads them (shutdown, before the runtime goes).
+// Destroys the libraries' handles and unloads them (shutdown, before the backend goes).
 void remove_fast_paths();
 #endif
 
