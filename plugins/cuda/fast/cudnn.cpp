@@ -15,10 +15,13 @@
 #include <optional>
 #include <string>
 
+#include "device.h"
 #include "fast/fast.h"
 #include "fast/handle_pool.h"
 #include "fast/library.h"
-#include "runtime/fast_paths.h"
+#include "fast_path.h"
+#include "memory.h"
+#include "stream.h"
 
 namespace plexus::gpu {
 namespace {

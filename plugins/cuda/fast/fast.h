@@ -1,6 +1,6 @@
-// The cuda plugin's library fast paths (fast_paths.cpp picks them by the
+// The cuda plugin's library fast paths (install.cpp picks them by the
 // build and the plugin options; each file claims its ops, see
-// runtime/fast_paths.h).
+// fast_path.h).
 #pragma once
 
 #include "plexus/plugin.h"

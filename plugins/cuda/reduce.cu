@@ -1,0 +1,222 @@
+// Reductions (float16 and bfloat16 accumulate in float): sum (numeric dtypes; integers in 64
+// bits, wrapping), mean (floating), amax, amin (every dtype; bool as its byte) over a set of dims
+// and argmax, argmin (numeric) over one dim or all elements (row-major index). One block per
+// output element (grid-stride over outputs); its threads stride over the reduced elements and
+// combine through block_reduce.
+#include <algorithm>
+#include <limits>
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+#include "block_reduce.h"
+#include "dtype.h"
+#include "kernels.h"
+#include "layout.h"
+
+namespace plexus::gpu {
+namespace {
+
+struct ReduceLayout {
+  int32_t kept_ndim, red_ndim;
+  int64_t kept_sizes[kMaxDims], kept_in[kMaxDims], kept_out[kMaxDims];
+  int64_t red_sizes[kMaxDims], red_in[kMaxDims];
+  int64_t outputs, count;
+  const void* in;  // elements of the op's dtype
+  void* out;
+};
+
+// Offset of row-major index i over sizes with strides.
+__device__ __forceinline__ int64_t offset_of(int64_t i, int32_t n, const int64_t* sizes,
+                                             const int64_t* strides) {
+  int64_t off = 0;
+  for (int d = n - 1; d >= 0; --d) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
+  }
+  return off;
+}
+
+// Integers add as uint64 (wrapping, as the cpu does); the store wraps to C.
+template <typename C>
+struct SumOp {
+  using A = std::conditional_t<std::is_integral_v<C>, uint64_t, C>;
+  __device__ A identity() const { return A(0); }
+  __device__ A element(C x, int64_t) const { return A(x); }
+  __device__ A combine(A a, A b) const { return a + b; }
+  __device__ C finish(A a, int64_t) const { return C(a); }
+};
+template <typename C>
+struct MeanOp : SumOp<C> {
+  __device__ C finish(C a, int64_t count) const { return a / C(count); }
+};
+// NaN wins over every number.
+template <typename C, bool IsMax>
+struct ExtremeOp {
+  using A = C;
+  __device__ A identity() const {
+    if constexpr (std::is_integral_v<C>)
+      return IsMax ? std::numeric_limits<C>::lowest() : std::numeric_limits<C>::max();
+    else
+      return IsMax ? C(-INFINITY) : C(INFINITY);
+  }
+  __device__ A element(C x, int64_t) const { return x; }
+  __device__ A combine(A a, A b) const {
+    if constexpr (!std::is_integral_v<C>) {
+      if (a != a) return a;
+      if (b != b) return b;
+    }
+    return (IsMax ? b > a : b < a) ? b : a;
+  }
+  __device__ C finish(A a, int64_t) const { return a; }
+};
+template <typename C>
+using MaxOp = ExtremeOp<C, true>;
+template <typename C>
+using MinOp = ExtremeOp<C, false>;
+
+// A value and its index in the reduced space; index -1 is "no element".
+template <typename C>
+struct Indexed {
+  C v;
+  int64_t i;
+};
+template <typename C>
+__device__ __forceinline__ Indexed<C> shuffle_down(Indexed<C> x, int delta) {
+  return {gpu::shuffle_down(x.v, delta),  // block_reduce.h's, which this one hides
+          __shfl_down_sync(PLEXUS_FULL_MASK, (long long)x.i, unsigned(delta))};
+}
+
+// The first extreme; the first NaN wins over every number.
+template <typename C, bool IsMax>
+struct ArgExtremeOp {
+  using A = Indexed<C>;
+  __device__ A identity() const { return {C(0), -1}; }
+  __device__ A element(C x, int64_t i) const { return {x, i}; }
+  __device__ A combine(A a, A b) const {
+    if (a.i < 0) return b;
+    if (b.i < 0) return a;
+    bool an = a.v != a.v, bn = b.v != b.v;
+    if (an || bn) return an && bn ? (b.i < a.i ? b : a) : (an ? a : b);
+    if (a.v == b.v) return b.i < a.i ? b : a;
+    return (IsMax ? b.v > a.v : b.v < a.v) ? b : a;
+  }
+  __device__ int64_t finish(A a, int64_t) const { return a.i; }
+};
+
+// Op folds compute_t<T> values; the result is stored as Out.
+template <typename Op, typename T, typename Out>
+__global__ void reduce_kernel(ReduceLayout l, Op op) {
+  using C = compute_t<T>;
+  auto combine = [op](typename Op::A a, typename Op::A b) { return op.combine(a, b); };
+  for (int64_t o = blockIdx.x; o < l.outputs; o += gridDim.x) {
+    const T* in = static_cast<const T*>(l.in) + offset_of(o, l.kept_ndim, l.kept_sizes, l.kept_in);
+    typename Op::A acc = op.identity();
+    for (int64_t r = threadIdx.x; r < l.count; r += blockDim.x)
+      acc = op.combine(acc, op.element(C(in[offset_of(r, l.red_ndim, l.red_sizes, l.red_in)]), r));
+    acc = block_reduce(acc, combine);
+    if (threadIdx.x == 0)
+      static_cast<Out*>(l.out)[offset_of(o, l.kept_ndim, l.kept_sizes, l.kept_out)] =
+          Out(op.finish(acc, l.count));
+  }
+}
+
+// self's dims split into kept ones (with out's strides) and the reduced `dims`.
+ReduceLayout reduce_layout(const plexus_kernel_call& call, const plexus_tensor& self,
+                           const plexus_tensor& out, const std::vector<int64_t>& dims) {
+  if (self.ndim > kMaxDims)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + ": more than 8 dims");
+  ReduceLayout l{};
+  bool keepdim = out.ndim == self.ndim;
+  l.outputs = l.count = 1;
+  for (int32_t d = 0, od = 0; d < self.ndim; ++d) {
+    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
+    if (reduced) {
+      l.red_sizes[l.red_ndim] = self.sizes[d];
+      l.red_in[l.red_ndim++] = self.strides[d];
+      l.count *= self.sizes[d];
+      od += keepdim;
+    } else {
+      l.kept_sizes[l.kept_ndim] = self.sizes[d];
+      l.kept_in[l.kept_ndim] = self.strides[d];
+      l.kept_out[l.kept_ndim++] = out.strides[od++];
+      l.outputs *= self.sizes[d];
+    }
+  }
+  l.in = static_cast<const char*>(self.storage) + self.offset * dtype_size(self.dtype);
+  l.out = static_cast<char*>(out.storage) + out.offset * dtype_size(out.dtype);
+  return l;
+}
+
+template <typename T, typename Out, typename Op>
+void run_reduce(const plexus_kernel_call& call, const ReduceLayout& l, Op op) {
+  if (l.outputs == 0) return;
+  unsigned threads = l.count <= 32 ? 32 : (l.count <= 1024 ? 128 : 256);
+  unsigned blocks = unsigned(std::min<int64_t>(l.outputs, 65535));
+  auto* kernel = &reduce_kernel<Op, T, Out>;
+  PLEXUS_LAUNCH(kernel, blocks, threads, 0, stream_of(call), l, op);
+  check_launch(call, "reduce_kernel");
+}
+
+// `dim` as the host normalized it (wrapped, ascending); every dim when empty or None.
+std::vector<int64_t> reduced_dims(const sdk::Args& a, const plexus_tensor& self) {
+  std::vector<int64_t> dims;
+  if (auto given = a.optional_int_list(1)) dims.assign(given->begin(), given->end());
+  if (dims.empty())
+    for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
+  return dims;
+}
+
+// sum.IntList_out / mean.out(self, dim, keepdim, dtype, out); amax/amin.out(self, dim, keepdim,
+// out)
+// Over every dtype (bool as its byte) when AllTypes, else the floating ones.
+template <template <typename> class Op, int OutArg, bool AllTypes>
+void reduce_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(OutArg);
+  if (self.dtype != out.dtype)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
+                                                 sdk::dtype_name(self.dtype) + " but out is " +
+                                                 sdk::dtype_name(out.dtype));
+  ReduceLayout l = reduce_layout(call, self, out, reduced_dims(a, self));
+  auto run = [&](auto tag) {
+    using T = decltype(tag);
+    run_reduce<T, T>(call, l, Op<compute_t<T>>{});
+  };
+  if constexpr (AllTypes)
+    visit_all(self.dtype, run);
+  else
+    visit_float(self.dtype, run);
+}
+
+// argmax.out / argmin.out(self, dim, keepdim, out): int64 indices.
+template <bool IsMax>
+void arg_extreme_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
+  std::optional<int64_t> dim = a.optional_integer(1);
+  std::vector<int64_t> dims;
+  if (dim)
+    dims.push_back(*dim);
+  else
+    for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
+  ReduceLayout l = reduce_layout(call, self, out, dims);
+  if (l.count == 0) return;  // the host rejects an empty reduced dim
+  visit_numeric(self.dtype, [&](auto tag) {
+    using T = decltype(tag);
+    run_reduce<T, int64_t>(call, l, ArgExtremeOp<compute_t<T>, IsMax>{});
+  });
+}
+
+}  // namespace
+
+void register_reduce(GpuBackend& b) {
+  b.register_kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", kNumericTypes);
+  b.register_kernel<&reduce_out<MeanOp, 4, false>>("mean.out", kFloatTypes);
+  b.register_kernel<&reduce_out<MaxOp, 3, true>>("amax.out", kAllTypes);
+  b.register_kernel<&reduce_out<MinOp, 3, true>>("amin.out", kAllTypes);
+  b.register_kernel<&arg_extreme_out<true>>("argmax.out", kNumericTypes);
+  b.register_kernel<&arg_extreme_out<false>>("argmin.out", kNumericTypes);
+}
+
+}  // namespace plexus::gpu

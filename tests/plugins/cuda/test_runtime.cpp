@@ -1,0 +1,126 @@
+// The gpu plugins' shared runtime (plugins/cuda), loaded for real:
+// the simt plugin runs it over the SIMT emulation's runtime, so its options,
+// its no-device path and its default streams under many threads are checked
+// here; the cuda plugin (when built) is checked for its option errors.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <cstring>
+#include <random>
+#include <thread>
+#include <vector>
+
+#include "plexus/device.h"
+#include "plexus/device_backend.h"
+#include "plexus/plugins.h"
+#include "runtime_checks.h"
+
+using namespace plexus;
+
+namespace {
+
+// Loads the one plugin `name` from the build's plugin directory with `options`.
+PluginRecord load(const std::string& name, std::map<std::string, std::string> options = {}) {
+  unload_plugins();
+  PluginLoadOptions o;
+  o.search_paths = {PLEXUS_TEST_GPU_PLUGIN_DIR};
+  o.use_environment = false;
+  o.use_default_paths = false;
+  o.allow = {name};
+  o.options[name] = std::move(options);
+  for (const PluginRecord& r : load_plugins(o))
+    if (r.name == name) return r;
+  FAIL("plugin " << name << " not found in " << PLEXUS_TEST_GPU_PLUGIN_DIR);
+  return {};
+}
+
+conformance::Target target(const std::string& name) {
+  auto type = find_device_type(name);
+  REQUIRE(type);
+  conformance::Target t{Device(*type, 0), find_device_backend(*type), name};
+  REQUIRE(t.backend);
+  return t;
+}
+
+// Round trips on the default stream from many threads at once: each thread's
+// bytes must come back whole, whatever stream a NULL stream means.
+void check_threads_round_trip(DeviceBackend& b) {
+  constexpr int kThreads = 8;
+  constexpr size_t kBytes = (size_t{9} << 20) + 123;  // more than two staging chunks
+  std::vector<std::string> errors(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      try {
+        std::vector<unsigned char> in(kBytes), out(kBytes);
+        std::mt19937 g(static_cast<unsigned>(t));
+        for (auto& x : in) x = static_cast<unsigned char>(g());
+        void* a = b.allocate(0, kBytes);
+        void* c = b.allocate(0, kBytes);
+        for (int round = 0; round < 3; ++round) {
+          in[static_cast<size_t>(round)] ^= 0xFF;
+          b.copy_from_host_on(0, a, 0, in.data(), kBytes, nullptr);
+          b.copy_on_device_on(0, c, 0, a, 0, kBytes, nullptr);
+          b.copy_to_host_on(0, out.data(), c, 0, kBytes, nullptr);
+          if (std::memcmp(in.data(), out.data(), kBytes) != 0)
+            errors[static_cast<size_t>(t)] = "round " + std::to_string(round) + " differs";
+        }
+        b.deallocate(0, a, kBytes);
+        b.deallocate(0, c, kBytes);
+      } catch (const std::exception& e) {
+        errors[static_cast<size_t>(t)] = e.what();
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) CHECK(errors[static_cast<size_t>(t)] == "");
+}
+
+}  // namespace
+
+TEST_CASE("simt: the runtime checks pass with either default-stream policy") {
+  for (const char* policy : {"shared", "per_thread"}) {
+    INFO("default_stream = " << policy);
+    PluginRecord r = load("simt", {{"default_stream", policy}});
+    REQUIRE(r.state == PluginRecord::State::Loaded);
+    conformance::Target tg = target("simt");
+    for (const conformance::Result& res : conformance::run_runtime_checks(tg, "*")) {
+      INFO(res.id() << ": " << res.message);
+      CHECK(res.status == conformance::Status::Pass);
+    }
+    check_threads_round_trip(*tg.backend);
+  }
+  unload_plugins();
+}
+
+TEST_CASE("simt: a bad default_stream value fails init, naming the option and the choices") {
+  PluginRecord r = load("simt", {{"default_stream", "per_stream"}});
+  CHECK(r.state == PluginRecord::State::Failed);
+  CHECK_THAT(r.reason, Catch::Contains("default_stream = 'per_stream'") &&
+                           Catch::Contains("expected 'shared' or 'per_thread'"));
+  unload_plugins();
+}
+
+TEST_CASE("simt: without a device the plugin loads with 0 devices and the runtime's reason") {
+  setenv("PLEXUS_SIMT_DEVICE_COUNT", "0", 1);
+  PluginRecord r = load("simt");
+  unsetenv("PLEXUS_SIMT_DEVICE_COUNT");
+  REQUIRE(r.state == PluginRecord::State::Loaded);
+  DeviceBackend* b = find_device_backend(*find_device_type("simt"));
+  REQUIRE(b);
+  CHECK(b->device_count() == 0);
+  CHECK_THAT(b->unavailable_reason(), Catch::StartsWith("simtGetDeviceCount: "));
+  // Device 0 does not exist: calls naming it are refused, not crashed on.
+  CHECK_THROWS_WITH(b->allocate(0, 16), Catch::Contains("device index 0 out of range"));
+  unload_plugins();
+}
+
+#ifdef PLEXUS_TEST_GPU_HAVE_CUDA
+TEST_CASE("cuda: plugin options are checked at init") {
+  PluginRecord bad = load("cuda", {{"cublas", "maybe"}});
+  CHECK(bad.state == PluginRecord::State::Failed);
+  CHECK_THAT(bad.reason, Catch::Contains("option cublas = 'maybe': expected 'on' or 'off'"));
+  PluginRecord off = load("cuda", {{"cublas", "off"}, {"cudnn", "off"}});
+  CHECK(off.state == PluginRecord::State::Loaded);
+  unload_plugins();
+}
+#endif
