@@ -12,7 +12,9 @@
 namespace plexus::cpu {
 namespace {
 
-int32_t device_count(void*) { return 1; }
+int32_t device_count(void*) {
+  return 1;
+}
 
 plexus_status properties(void*, int32_t, plexus_device_properties* p) {
   std::snprintf(p->name, sizeof(p->name), "host cpu (%u threads)",
@@ -28,7 +30,9 @@ plexus_status allocate(void*, int32_t, size_t n, void** out) {
   *out = std::aligned_alloc(64, (n + 63) / 64 * 64);
   return *out ? PLEXUS_OK : PLEXUS_ERROR_OUT_OF_MEMORY;
 }
-void deallocate(void*, int32_t, void* p, size_t) { std::free(p); }
+void deallocate(void*, int32_t, void* p, size_t) {
+  std::free(p);
+}
 plexus_status fill_bytes(void*, int32_t, void* p, size_t off, int32_t v, size_t n, void*) {
   std::memset(static_cast<char*>(p) + off, v, n);
   return PLEXUS_OK;
@@ -46,7 +50,9 @@ plexus_status d2d(void*, int32_t, void* dst, size_t doff, const void* src, size_
   std::memcpy(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, n);
   return PLEXUS_OK;
 }
-plexus_status synchronize(void*, int32_t) { return PLEXUS_OK; }  // kernels finish before returning
+plexus_status synchronize(void*, int32_t) {
+  return PLEXUS_OK;
+}  // kernels finish before returning
 
 plexus_backend make_table() {
   plexus_backend b{};
@@ -88,14 +94,22 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_pointwise(r);
     register_reduce(r);
     register_matmul(r);
-    register_nn(r);
+    register_softmax(r);
+    register_layer_norm(r);
+    register_pool(r);
+    register_embedding(r);
     register_conv(r);
     register_shape(r);
   });
 }
 
-const plexus_plugin_info g_info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR,
-                                   PLEXUS_PLUGIN_NAME, PLEXUS_PLUGIN_VERSION, init, nullptr};
+const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                   PLEXUS_ABI_MAJOR,
+                                   PLEXUS_ABI_MINOR,
+                                   PLEXUS_PLUGIN_NAME,
+                                   PLEXUS_PLUGIN_VERSION,
+                                   init,
+                                   nullptr};
 
 }  // namespace
 }  // namespace plexus::cpu
