@@ -97,8 +97,8 @@ void embedding_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_embedding(const Registrar& r) {
-  sdk::register_kernel<&embedding_out>(r.host, r.slot, "embedding.out", sdk::kAllDTypes);
+void register_embedding(CpuBackend& b) {
+  b.register_kernel<&embedding_out>("embedding.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::cpu

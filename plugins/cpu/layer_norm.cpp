@@ -125,8 +125,8 @@ void layer_norm_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_layer_norm(const Registrar& r) {
-  sdk::register_kernel<&layer_norm_out>(r.host, r.slot, "layer_norm.out", sdk::kFloatingDTypes);
+void register_layer_norm(CpuBackend& b) {
+  b.register_kernel<&layer_norm_out>("layer_norm.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

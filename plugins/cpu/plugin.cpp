@@ -2,7 +2,6 @@
 // CpuBackend) and its kernels; shutdown deletes the backend.
 #include <dlfcn.h>
 
-#include "backend.h"
 #include "kernels.h"
 
 namespace plexus::cpu {
@@ -23,20 +22,19 @@ plexus_status init(const plexus_host_api* host, void** state) {
     auto* backend = new CpuBackend();
     *state = backend;  // shutdown deletes it, after a failed init too
     backend->register_backend(host, "cpu");
-    Registrar r{host, backend->slot()};
-    register_copy(r);
-    register_binary(r);
-    register_unary(r);
-    register_compare(r);
-    register_pointwise(r);
-    register_reduce(r);
-    register_matmul(r);
-    register_softmax(r);
-    register_layer_norm(r);
-    register_pool(r);
-    register_embedding(r);
-    register_conv(r);
-    register_shape(r);
+    register_copy(*backend);
+    register_binary(*backend);
+    register_unary(*backend);
+    register_compare(*backend);
+    register_pointwise(*backend);
+    register_reduce(*backend);
+    register_matmul(*backend);
+    register_softmax(*backend);
+    register_layer_norm(*backend);
+    register_pool(*backend);
+    register_embedding(*backend);
+    register_conv(*backend);
+    register_shape(*backend);
   });
 }
 

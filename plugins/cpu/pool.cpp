@@ -108,8 +108,8 @@ void max_pool2d_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_pool(const Registrar& r) {
-  sdk::register_kernel<&max_pool2d_out>(r.host, r.slot, "max_pool2d.out", sdk::kFloatingDTypes);
+void register_pool(CpuBackend& b) {
+  b.register_kernel<&max_pool2d_out>("max_pool2d.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -451,11 +451,9 @@ void softmax_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_softmax(const Registrar& r) {
-  sdk::register_kernel<&softmax_out<false>>(r.host, r.slot, "softmax.int_out",
-                                            sdk::kFloatingDTypes);
-  sdk::register_kernel<&softmax_out<true>>(r.host, r.slot, "log_softmax.int_out",
-                                           sdk::kFloatingDTypes);
+void register_softmax(CpuBackend& b) {
+  b.register_kernel<&softmax_out<false>>("softmax.int_out", sdk::kFloatingDTypes);
+  b.register_kernel<&softmax_out<true>>("log_softmax.int_out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu
