@@ -251,16 +251,16 @@ void extremum_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_binary(const Registrar& r) {
-  sdk::register_kernel<&add_sub_out<false>>(r.host, r.slot, "add.out", kAllTypes);
-  sdk::register_kernel<&add_sub_out<true>>(r.host, r.slot, "sub.out", kNumericTypes);
-  sdk::register_kernel<&mul_out>(r.host, r.slot, "mul.out", kAllTypes);
-  sdk::register_kernel<&div_out<false>>(r.host, r.slot, "div.out", kFloatTypes);
-  sdk::register_kernel<&div_out<true>>(r.host, r.slot, "div.out_mode", kNumericTypes);
-  sdk::register_kernel<&pow_tensor_out>(r.host, r.slot, "pow.Tensor_Tensor_out", kNumericTypes);
-  sdk::register_kernel<&pow_scalar_out>(r.host, r.slot, "pow.Tensor_Scalar_out", kNumericTypes);
-  sdk::register_kernel<&extremum_out<true>>(r.host, r.slot, "maximum.out", kAllTypes);
-  sdk::register_kernel<&extremum_out<false>>(r.host, r.slot, "minimum.out", kAllTypes);
+void register_binary(CpuBackend& b) {
+  b.register_kernel<&add_sub_out<false>>("add.out", kAllTypes);
+  b.register_kernel<&add_sub_out<true>>("sub.out", kNumericTypes);
+  b.register_kernel<&mul_out>("mul.out", kAllTypes);
+  b.register_kernel<&div_out<false>>("div.out", kFloatTypes);
+  b.register_kernel<&div_out<true>>("div.out_mode", kNumericTypes);
+  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kNumericTypes);
+  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kNumericTypes);
+  b.register_kernel<&extremum_out<true>>("maximum.out", kAllTypes);
+  b.register_kernel<&extremum_out<false>>("minimum.out", kAllTypes);
 }
 
 }  // namespace plexus::cpu

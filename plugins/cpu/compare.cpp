@@ -53,21 +53,21 @@ void where_out(const plexus_kernel_call& call) {
 }
 
 template <typename Cmp>
-void register_comparison(const Registrar& r, const char* tensor_op, const char* scalar_op) {
-  sdk::register_kernel<&compare_tensor_out<Cmp>>(r.host, r.slot, tensor_op, kAllTypes);
-  sdk::register_kernel<&compare_scalar_out<Cmp>>(r.host, r.slot, scalar_op, kAllTypes);
+void register_comparison(CpuBackend& b, const char* tensor_op, const char* scalar_op) {
+  b.register_kernel<&compare_tensor_out<Cmp>>(tensor_op, kAllTypes);
+  b.register_kernel<&compare_scalar_out<Cmp>>(scalar_op, kAllTypes);
 }
 
 }  // namespace
 
-void register_compare(const Registrar& r) {
-  register_comparison<std::equal_to<>>(r, "eq.Tensor_out", "eq.Scalar_out");
-  register_comparison<std::not_equal_to<>>(r, "ne.Tensor_out", "ne.Scalar_out");
-  register_comparison<std::less<>>(r, "lt.Tensor_out", "lt.Scalar_out");
-  register_comparison<std::less_equal<>>(r, "le.Tensor_out", "le.Scalar_out");
-  register_comparison<std::greater<>>(r, "gt.Tensor_out", "gt.Scalar_out");
-  register_comparison<std::greater_equal<>>(r, "ge.Tensor_out", "ge.Scalar_out");
-  sdk::register_kernel<&where_out>(r.host, r.slot, "where.self_out", kAllTypes);
+void register_compare(CpuBackend& b) {
+  register_comparison<std::equal_to<>>(b, "eq.Tensor_out", "eq.Scalar_out");
+  register_comparison<std::not_equal_to<>>(b, "ne.Tensor_out", "ne.Scalar_out");
+  register_comparison<std::less<>>(b, "lt.Tensor_out", "lt.Scalar_out");
+  register_comparison<std::less_equal<>>(b, "le.Tensor_out", "le.Scalar_out");
+  register_comparison<std::greater<>>(b, "gt.Tensor_out", "gt.Scalar_out");
+  register_comparison<std::greater_equal<>>(b, "ge.Tensor_out", "ge.Scalar_out");
+  b.register_kernel<&where_out>("where.self_out", kAllTypes);
 }
 
 }  // namespace plexus::cpu

@@ -287,8 +287,8 @@ void conv2d_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_conv(const Registrar& r) {
-  sdk::register_kernel<&conv2d_out>(r.host, r.slot, "conv2d.out", sdk::kFloatingDTypes);
+void register_conv(CpuBackend& b) {
+  b.register_kernel<&conv2d_out>("conv2d.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -362,9 +362,9 @@ void fill_(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_copy(const Registrar& r) {
-  sdk::register_kernel<&copy_>(r.host, r.slot, "copy_", kAllTypes);
-  sdk::register_kernel<&fill_>(r.host, r.slot, "fill_.Scalar", kAllTypes);
+void register_copy(CpuBackend& b) {
+  b.register_kernel<&copy_>("copy_", kAllTypes);
+  b.register_kernel<&fill_>("fill_.Scalar", kAllTypes);
 }
 
 }  // namespace plexus::cpu

@@ -498,10 +498,10 @@ void addmm_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_matmul(const Registrar& r) {
-  sdk::register_kernel<&mm_out>(r.host, r.slot, "mm.out", sdk::kNumericDTypes);
-  sdk::register_kernel<&mm_out>(r.host, r.slot, "bmm.out", sdk::kNumericDTypes);
-  sdk::register_kernel<&addmm_out>(r.host, r.slot, "addmm.out", sdk::kNumericDTypes);
+void register_matmul(CpuBackend& b) {
+  b.register_kernel<&mm_out>("mm.out", sdk::kNumericDTypes);
+  b.register_kernel<&mm_out>("bmm.out", sdk::kNumericDTypes);
+  b.register_kernel<&addmm_out>("addmm.out", sdk::kNumericDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -1,70 +1,11 @@
-// The cpu plugin's entry point: registers the "cpu" device type's kernels.
-// Host memory stays the core's (the host ignores this table's memory
-// functions for the cpu slot); they are still real, for completeness.
+// The cpu plugin's entry point: init registers the "cpu" device type (a
+// CpuBackend) and its kernels; shutdown deletes the backend.
 #include <dlfcn.h>
-
-#include <cstdlib>
-#include <cstring>
-#include <thread>
 
 #include "kernels.h"
 
 namespace plexus::cpu {
 namespace {
-
-int32_t device_count(void*) { return 1; }
-
-plexus_status properties(void*, int32_t, plexus_device_properties* p) {
-  std::snprintf(p->name, sizeof(p->name), "host cpu (%u threads)",
-                std::thread::hardware_concurrency());
-  std::snprintf(p->vendor, sizeof(p->vendor), "plexus cpu plugin (oneDNN)");
-  p->kind = PLEXUS_DEVICE_KIND_CPU;
-  p->capabilities = PLEXUS_CAP_HOST_ADDRESSABLE;
-  p->dtypes = (1u << PLEXUS_NUM_DTYPES) - 1;
-  return PLEXUS_OK;
-}
-
-plexus_status allocate(void*, int32_t, size_t n, void** out) {
-  *out = std::aligned_alloc(64, (n + 63) / 64 * 64);
-  return *out ? PLEXUS_OK : PLEXUS_ERROR_OUT_OF_MEMORY;
-}
-void deallocate(void*, int32_t, void* p, size_t) { std::free(p); }
-plexus_status fill_bytes(void*, int32_t, void* p, size_t off, int32_t v, size_t n, void*) {
-  std::memset(static_cast<char*>(p) + off, v, n);
-  return PLEXUS_OK;
-}
-plexus_status h2d(void*, int32_t, void* dst, size_t off, const void* src, size_t n, void*) {
-  std::memcpy(static_cast<char*>(dst) + off, src, n);
-  return PLEXUS_OK;
-}
-plexus_status d2h(void*, int32_t, void* dst, const void* src, size_t off, size_t n, void*) {
-  std::memcpy(dst, static_cast<const char*>(src) + off, n);
-  return PLEXUS_OK;
-}
-plexus_status d2d(void*, int32_t, void* dst, size_t doff, const void* src, size_t soff, size_t n,
-                  void*) {
-  std::memcpy(static_cast<char*>(dst) + doff, static_cast<const char*>(src) + soff, n);
-  return PLEXUS_OK;
-}
-plexus_status synchronize(void*, int32_t) { return PLEXUS_OK; }  // kernels finish before returning
-
-plexus_backend make_table() {
-  plexus_backend b{};
-  b.struct_size = sizeof(b);
-  b.name = "cpu";
-  b.device_count = device_count;
-  b.get_properties = properties;
-  b.allocate = allocate;
-  b.deallocate = deallocate;
-  b.memset = fill_bytes;
-  b.copy_host_to_device = h2d;
-  b.copy_device_to_host = d2h;
-  b.copy_device_to_device = d2d;
-  b.synchronize = synchronize;
-  return b;
-}
-
-plexus_backend g_table = make_table();
 
 // oneDNN's OpenMP worker threads outlive any call into this library, so the
 // library must stay mapped after the host unloads it (dlclose would pull code
@@ -75,27 +16,39 @@ void stay_resident() {
     dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE);
 }
 
-plexus_status init(const plexus_host_api* host, void**) {
+plexus_status init(const plexus_host_api* host, void** state) {
   stay_resident();
   return sdk::guard(host, [&] {
-    int32_t slot = -1;
-    sdk::check(host->register_backend(host->host_ctx, &g_table, &slot), "register_backend(cpu)");
-    Registrar r{host, slot};
-    register_copy(r);
-    register_binary(r);
-    register_unary(r);
-    register_compare(r);
-    register_pointwise(r);
-    register_reduce(r);
-    register_matmul(r);
-    register_nn(r);
-    register_conv(r);
-    register_shape(r);
+    auto* backend = new CpuBackend();
+    *state = backend;  // shutdown deletes it, after a failed init too
+    backend->register_backend(host, "cpu");
+    register_copy(*backend);
+    register_binary(*backend);
+    register_unary(*backend);
+    register_compare(*backend);
+    register_pointwise(*backend);
+    register_reduce(*backend);
+    register_matmul(*backend);
+    register_softmax(*backend);
+    register_layer_norm(*backend);
+    register_pool(*backend);
+    register_embedding(*backend);
+    register_conv(*backend);
+    register_shape(*backend);
   });
 }
 
-const plexus_plugin_info g_info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR,
-                                   PLEXUS_PLUGIN_NAME, PLEXUS_PLUGIN_VERSION, init, nullptr};
+void shutdown(void* state) {
+  delete static_cast<CpuBackend*>(state);
+}
+
+const plexus_plugin_info g_info = {sizeof(plexus_plugin_info),
+                                   PLEXUS_ABI_MAJOR,
+                                   PLEXUS_ABI_MINOR,
+                                   PLEXUS_PLUGIN_NAME,
+                                   PLEXUS_PLUGIN_VERSION,
+                                   init,
+                                   shutdown};
 
 }  // namespace
 }  // namespace plexus::cpu

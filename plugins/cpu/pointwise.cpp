@@ -56,10 +56,10 @@ void addcdiv_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_pointwise(const Registrar& r) {
-  sdk::register_kernel<&lerp_out>(r.host, r.slot, "lerp.Scalar_out", kFloatTypes);
-  sdk::register_kernel<&addcmul_out>(r.host, r.slot, "addcmul.out", kNumericTypes);
-  sdk::register_kernel<&addcdiv_out>(r.host, r.slot, "addcdiv.out", kFloatTypes);
+void register_pointwise(CpuBackend& b) {
+  b.register_kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
+  b.register_kernel<&addcmul_out>("addcmul.out", kNumericTypes);
+  b.register_kernel<&addcdiv_out>("addcdiv.out", kFloatTypes);
 }
 
 }  // namespace plexus::cpu

@@ -643,13 +643,13 @@ void arg_extreme_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_reduce(const Registrar& r) {
-  sdk::register_kernel<&sum_out>(r.host, r.slot, "sum.IntList_out", sdk::kNumericDTypes);
-  sdk::register_kernel<&mean_out>(r.host, r.slot, "mean.out", sdk::kFloatingDTypes);
-  sdk::register_kernel<&extreme_out<true>>(r.host, r.slot, "amax.out", sdk::kAllDTypes);
-  sdk::register_kernel<&extreme_out<false>>(r.host, r.slot, "amin.out", sdk::kAllDTypes);
-  sdk::register_kernel<&arg_extreme_out<true>>(r.host, r.slot, "argmax.out", sdk::kNumericDTypes);
-  sdk::register_kernel<&arg_extreme_out<false>>(r.host, r.slot, "argmin.out", sdk::kNumericDTypes);
+void register_reduce(CpuBackend& b) {
+  b.register_kernel<&sum_out>("sum.IntList_out", sdk::kNumericDTypes);
+  b.register_kernel<&mean_out>("mean.out", sdk::kFloatingDTypes);
+  b.register_kernel<&extreme_out<true>>("amax.out", sdk::kAllDTypes);
+  b.register_kernel<&extreme_out<false>>("amin.out", sdk::kAllDTypes);
+  b.register_kernel<&arg_extreme_out<true>>("argmax.out", sdk::kNumericDTypes);
+  b.register_kernel<&arg_extreme_out<false>>("argmin.out", sdk::kNumericDTypes);
 }
 
 }  // namespace plexus::cpu

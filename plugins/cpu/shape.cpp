@@ -37,8 +37,8 @@ void cat_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_shape(const Registrar& r) {
-  sdk::register_kernel<&cat_out>(r.host, r.slot, "cat.out", sdk::kAllDTypes);
+void register_shape(CpuBackend& b) {
+  b.register_kernel<&cat_out>("cat.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -173,21 +173,21 @@ void clamp_out(const plexus_kernel_call& call) {
 
 }  // namespace
 
-void register_unary(const Registrar& r) {
-  sdk::register_kernel<&neg_out>(r.host, r.slot, "neg.out", kNumericTypes);
-  sdk::register_kernel<&abs_out>(r.host, r.slot, "abs.out", kNumericTypes);
-  sdk::register_kernel<&relu_out>(r.host, r.slot, "relu.out", kNumericTypes);
-  sdk::register_kernel<&clamp_out>(r.host, r.slot, "clamp.out", kNumericTypes);
-  sdk::register_kernel<&exp_out>(r.host, r.slot, "exp.out", kFloatTypes);
-  sdk::register_kernel<&log_out>(r.host, r.slot, "log.out", kFloatTypes);
-  sdk::register_kernel<&sqrt_out>(r.host, r.slot, "sqrt.out", kFloatTypes);
-  sdk::register_kernel<&rsqrt_out>(r.host, r.slot, "rsqrt.out", kFloatTypes);
-  sdk::register_kernel<&sin_out>(r.host, r.slot, "sin.out", kFloatTypes);
-  sdk::register_kernel<&cos_out>(r.host, r.slot, "cos.out", kFloatTypes);
-  sdk::register_kernel<&tanh_out>(r.host, r.slot, "tanh.out", kFloatTypes);
-  sdk::register_kernel<&sigmoid_out>(r.host, r.slot, "sigmoid.out", kFloatTypes);
-  sdk::register_kernel<&silu_out>(r.host, r.slot, "silu.out", kFloatTypes);
-  sdk::register_kernel<&gelu_out>(r.host, r.slot, "gelu.out", kFloatTypes);
+void register_unary(CpuBackend& b) {
+  b.register_kernel<&neg_out>("neg.out", kNumericTypes);
+  b.register_kernel<&abs_out>("abs.out", kNumericTypes);
+  b.register_kernel<&relu_out>("relu.out", kNumericTypes);
+  b.register_kernel<&clamp_out>("clamp.out", kNumericTypes);
+  b.register_kernel<&exp_out>("exp.out", kFloatTypes);
+  b.register_kernel<&log_out>("log.out", kFloatTypes);
+  b.register_kernel<&sqrt_out>("sqrt.out", kFloatTypes);
+  b.register_kernel<&rsqrt_out>("rsqrt.out", kFloatTypes);
+  b.register_kernel<&sin_out>("sin.out", kFloatTypes);
+  b.register_kernel<&cos_out>("cos.out", kFloatTypes);
+  b.register_kernel<&tanh_out>("tanh.out", kFloatTypes);
+  b.register_kernel<&sigmoid_out>("sigmoid.out", kFloatTypes);
+  b.register_kernel<&silu_out>("silu.out", kFloatTypes);
+  b.register_kernel<&gelu_out>("gelu.out", kFloatTypes);
 }
 
 }  // namespace plexus::cpu

@@ -1,130 +1,22 @@
-// Neural-network kernels: softmax and log_softmax, layer_norm, max_pool2d,
-// embedding.
-//
-// softmax and layer_norm work on rows: the elements along `dim` (softmax) or
-// the trailing normalized dims (layer_norm), in parallel over rows. A dense
-// float row is read and written in place; any other row (strided, or Half,
-// BFloat16) is gathered into a per-thread buffer in its compute type first.
+// softmax and log_softmax along a dim: rows of the elements along `dim` in
+// parallel (float rows on AVX-512 or AVX2 exponentials), or, when dense dims
+// follow `dim`, blocks of columns.
 #include <immintrin.h>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <string>
 #include <type_traits>
 #include <vector>
 
 #include "kernels.h"
-#include "parallel.h"
+#include "rows.h"
 
 namespace plexus::cpu {
 namespace {
 
-using sdk::BFloat16;
-using sdk::Half;
-
-// ---- Rows of a tensor -----------------------------------------------------
-
-// n elements p[0], p[s], ... as their compute type C, into dst.
-template <typename C, typename T>
-void gather(const T* p, int64_t n, int64_t s, C* dst) {
-#ifdef __F16C__
-  if constexpr (std::is_same_v<T, Half>) {
-    if (s == 1) {
-      int64_t i = 0;
-      for (; i + 8 <= n; i += 8)
-        _mm256_storeu_ps(dst + i,
-                         _mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
-      for (; i < n; ++i) dst[i] = _cvtsh_ss(p[i].bits);
-      return;
-    }
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<C>(p[i * s]);
-}
-
-// n values of src into p[0], p[s], ... as T, rounded once to nearest even.
-template <typename T, typename C>
-void scatter(const C* src, int64_t n, T* p, int64_t s) {
-#ifdef __F16C__
-  if constexpr (std::is_same_v<T, Half>) {
-    int64_t i = 0;
-    if (s == 1)
-      for (; i + 8 <= n; i += 8)
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(p + i),
-                         _mm256_cvtps_ph(_mm256_loadu_ps(src + i), _MM_FROUND_TO_NEAREST_INT));
-    for (; i < n; ++i) p[i * s] = Half::from_bits(_cvtss_sh(src[i], _MM_FROUND_TO_NEAREST_INT));
-    return;
-  }
-#endif
-  for (int64_t i = 0; i < n; ++i) p[i * s] = T(src[i]);
-}
-
-// The dims that index rows (all but the row's own), with their strides in
-// the input and the output; offsets() finds a row by its row-major number.
-struct RowIndex {
-  int32_t ndim = 0;
-  int64_t size[sdk::kMaxIterDims];
-  int64_t in_stride[sdk::kMaxIterDims];
-  int64_t out_stride[sdk::kMaxIterDims];
-  int64_t count = 1;
-
-  void push(int64_t n, int64_t si, int64_t so) {
-    size[ndim] = n;
-    in_stride[ndim] = si;
-    out_stride[ndim] = so;
-    ++ndim;
-    count *= n;
-  }
-  // The offsets of row r in the input and the output.
-  void offsets(int64_t r, int64_t& in, int64_t& out) const {
-    in = out = 0;
-    for (int32_t d = ndim - 1; d >= 0; --d) {
-      int64_t i = r % size[d];
-      r /= size[d];
-      in += i * in_stride[d];
-      out += i * out_stride[d];
-    }
-  }
-};
-
-// Calls f(part, begin, end) on `parts` disjoint ranges of [0, n) in parallel,
-// where parts = parts_for(n); `part` indexes per-part scratch.
-int64_t parts_for(int64_t n) {
-  return std::max<int64_t>(1, std::min<int64_t>(omp_get_max_threads(), n));
-}
-template <typename F>
-void parallel_parts(int64_t n, int64_t cost_per_item, F f) {
-  int64_t parts = parts_for(n);
-  parallel_for(parts, std::max<int64_t>(1, n / parts) * cost_per_item, [&](int64_t b, int64_t e) {
-    for (int64_t p = b; p < e; ++p) f(p, n * p / parts, n * (p + 1) / parts);
-  });
-}
-
-// The trailing k dims of t as one dense run (size-1 dims aside).
-bool trailing_dense(const plexus_tensor& t, int32_t k) {
-  int64_t expected = 1;
-  for (int32_t d = t.ndim - 1; d >= t.ndim - k; --d) {
-    if (t.sizes[d] != 1 && t.strides[d] != expected) return false;
-    expected *= t.sizes[d];
-  }
-  return true;
-}
-
-void check_dims(const plexus_tensor& t, const char* op) {
-  if (t.ndim > sdk::kMaxIterDims)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(op) + ": " + std::to_string(t.ndim) +
-                                            " dims (at most " + std::to_string(sdk::kMaxIterDims) +
-                                            ")");
-}
-
 // ---- Row arithmetic in float and double -----------------------------------
-
-// Lanes that keep row loops vectorized: four 256-bit registers.
-template <typename C>
-inline constexpr int kLanes = 128 / sizeof(C);
 
 // The largest of n values (NaN skipped; a NaN row still ends as NaN through
 // the sum of exponentials).
@@ -139,27 +31,6 @@ C row_max(const C* x, int64_t n) {
   for (; i < n; ++i) acc[0] = x[i] > acc[0] ? x[i] : acc[0];
   for (int l = 1; l < L; ++l) acc[0] = acc[l] > acc[0] ? acc[l] : acc[0];
   return acc[0];
-}
-
-// The sum of f(x[i]) over n values: lanes within blocks, the blocks' sums
-// added in double.
-template <typename C, typename F>
-double row_sum(const C* x, int64_t n, F f) {
-  constexpr int L = kLanes<C>;
-  constexpr int64_t kBlock = 4096;
-  double total = 0;
-  for (int64_t b = 0; b < n; b += kBlock) {
-    int64_t e = std::min(n, b + kBlock);
-    C acc[L] = {};
-    int64_t i = b;
-    for (; i + L <= e; i += L)
-      for (int l = 0; l < L; ++l) acc[l] += f(x[i + l]);
-    for (; i < e; ++i) acc[0] += f(x[i]);
-    for (int w = L / 2; w > 0; w /= 2)
-      for (int l = 0; l < w; ++l) acc[l] += acc[l + w];
-    total += acc[0];
-  }
-  return total;
 }
 
 // e^t for the t = x - max of a softmax row: t <= 0, or NaN (which stays NaN).
@@ -485,7 +356,7 @@ void softmax_columns(const C* x, int64_t sx, C* y, int64_t sy, int64_t n, int64_
   }
 }
 
-// ---- softmax, log_softmax -------------------------------------------------
+// ---- softmax, log_softmax of a tensor ---------------------------------------
 
 // softmax along a dim followed by dense dims (in self and out) of `inner`
 // elements: blocks of columns, in parallel.
@@ -578,290 +449,11 @@ void softmax_out(const plexus_kernel_call& call) {
   });
 }
 
-// ---- layer_norm -----------------------------------------------------------
-
-// Copies the trailing k dims of t from `p` (an element of t) into buf, or
-// buf into them (Out).
-template <bool Out, typename T, typename C>
-void copy_trailing(const plexus_tensor& t, int32_t k, T* p, C* buf) {
-  std::array<const int64_t*, 1> strides{t.strides + t.ndim - k};
-  sdk::for_each_row<1>(
-      k, t.sizes + t.ndim - k, strides,
-      [&](const std::array<int64_t, 1>& off, int64_t n, const std::array<int64_t, 1>& step) {
-        if constexpr (Out)
-          scatter(buf, n, p + off[0], step[0]);
-        else
-          gather(p + off[0], n, step[0], buf);
-        buf += n;
-      });
-}
-
-// weight or bias as n values of C: `fill` when None.
-template <typename T, typename C>
-std::vector<C> affine(const plexus_tensor* t, int64_t n, C fill) {
-  std::vector<C> v(static_cast<size_t>(n), fill);
-  if (t) copy_trailing<false>(*t, t->ndim, sdk::TensorView<const T>(*t).data(), v.data());
-  return v;
-}
-
-template <typename T>
-void layer_norm(const plexus_tensor& input, int32_t k, const plexus_tensor* weight,
-                const plexus_tensor* bias, double eps, const plexus_tensor& out) {
-  using C = sdk::compute_type_t<T>;
-  sdk::TensorView<const T> in(input);
-  sdk::TensorView<T> o(out);
-  RowIndex rows;
-  int64_t n = 1;
-  for (int32_t d = 0; d < input.ndim; ++d) {
-    if (d < input.ndim - k)
-      rows.push(input.sizes[d], input.strides[d], out.strides[d]);
-    else
-      n *= input.sizes[d];
-  }
-  if (rows.count == 0 || n == 0) return;
-  std::vector<C> w = affine<T>(weight, n, C(1)), b = affine<T>(bias, n, C(0));
-  bool dense_in = std::is_same_v<T, C> && trailing_dense(input, k);
-  bool dense_out = std::is_same_v<T, C> && trailing_dense(out, k);
-  std::vector<C> scratch(static_cast<size_t>(parts_for(rows.count) * n * 2));
-  parallel_parts(rows.count, n * 4, [&](int64_t part, int64_t lo, int64_t hi) {
-    C* xbuf = scratch.data() + part * n * 2;
-    C* ybuf = xbuf + n;
-    for (int64_t r = lo; r < hi; ++r) {
-      int64_t io, oo;
-      rows.offsets(r, io, oo);
-      const C* x = xbuf;
-      C* y = ybuf;
-      if constexpr (std::is_same_v<T, C>) {
-        if (dense_in) x = in.data() + io;
-        if (dense_out) y = o.data() + oo;
-      }
-      if (x == xbuf) copy_trailing<false>(input, k, in.data() + io, xbuf);
-      C mean = static_cast<C>(row_sum(x, n, [](C v) { return v; }) / static_cast<double>(n));
-      double var = row_sum(x, n, [mean](C v) { return (v - mean) * (v - mean); }) /
-                   static_cast<double>(n);  // biased
-      C rstd = static_cast<C>(1.0 / std::sqrt(var + eps));
-      for (int64_t j = 0; j < n; ++j) y[j] = (x[j] - mean) * rstd * w[j] + b[j];
-      if (y == ybuf) copy_trailing<true>(out, k, o.data() + oo, ybuf);
-    }
-  });
-}
-
-// layer_norm.out(input, normalized_shape, weight, bias, eps, out)
-void layer_norm_out(const plexus_kernel_call& call) {
-  sdk::Args a(call);
-  const plexus_tensor& input = a.tensor(0);
-  int32_t k = static_cast<int32_t>(a.int_list(1).size());
-  const plexus_tensor* weight = a.optional_tensor(2);
-  const plexus_tensor* bias = a.optional_tensor(3);
-  double eps = a.floating(4);
-  const plexus_tensor& out = a.tensor(5);
-  check_dims(input, call.op);
-  if (k > input.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "layer_norm: normalized_shape has more dims than input");
-  sdk::visit_dtype(input.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-      layer_norm<T>(input, k, weight, bias, eps, out);
-    else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("layer_norm: ") + sdk::dtype_name(input.dtype) + " is not floating");
-  });
-}
-
-// ---- max_pool2d -----------------------------------------------------------
-
-using Pool = sdk::Pool2dWindow;  // kernel, stride, padding, dilation as (h, w)
-
-// The window taps [lo, hi) of one output position that land inside [0, size).
-inline void taps(int64_t start, int64_t k, int64_t d, int64_t size, int64_t& lo, int64_t& hi) {
-  lo = start < 0 ? (-start + d - 1) / d : 0;
-  hi = start + (k - 1) * d < size ? k : (size - start + d - 1) / d;
-  hi = std::max(lo, hi);
-}
-
-// The larger of m and v; a NaN v wins (and then stays).
-template <typename C>
-inline C max_nan(C m, C v) {
-  return (v > m) | (v != v) ? v : m;
-}
-
-// The output columns [lo, hi) whose windows lie inside [0, size): all taps valid.
-inline void inner_outputs(int64_t k, int64_t s, int64_t p, int64_t d, int64_t size, int64_t n,
-                          int64_t& lo, int64_t& hi) {
-  lo = std::min(n, (p + s - 1) / s);
-  int64_t last = size - 1 - (k - 1) * d + p;  // the largest valid window start, plus p
-  hi = last < 0 ? lo : std::clamp(last / s + 1, lo, n);
-}
-
-// Max over windows is separable: per output row, the max down the window's
-// rows for every input column, then across each window's columns; both
-// passes run over dense buffers and vectorize. Padding never wins: only taps
-// inside the input are read.
-template <typename T>
-void max_pool2d(const plexus_tensor& self, const Pool& p, const plexus_tensor& out) {
-  using C = sdk::compute_type_t<T>;
-  constexpr C kLowest = -std::numeric_limits<C>::infinity();
-  sdk::TensorView<const T> in(self);
-  sdk::TensorView<T> o(out);
-  if (o.numel() == 0) return;
-  const int64_t channels = self.sizes[1], H = self.sizes[2], W = self.sizes[3];
-  const int64_t OH = out.sizes[2], OW = out.sizes[3];
-  const int64_t* is = self.strides;
-  const int64_t* os = out.strides;
-  const int64_t planes = self.sizes[0] * channels;
-  const int64_t kw = p.kernel[1], sw = p.stride[1], pw = p.padding[1], dw = p.dilation[1];
-  int64_t ow_lo, ow_hi;
-  inner_outputs(kw, sw, pw, dw, W, OW, ow_lo, ow_hi);
-  std::vector<C> scratch(static_cast<size_t>(parts_for(planes) * (W + OW)));
-  parallel_parts(planes, OH * OW * p.kernel[0] * kw, [&](int64_t part, int64_t b, int64_t e) {
-    C* col = scratch.data() + part * (W + OW);  // max down the window rows, per input column
-    C* row = col + W;                           // one output row
-    for (int64_t nc = b; nc < e; ++nc) {
-      const T* ip = in.data() + nc / channels * is[0] + nc % channels * is[1];
-      T* op = o.data() + nc / channels * os[0] + nc % channels * os[1];
-      for (int64_t oh = 0; oh < OH; ++oh) {
-        int64_t h0 = oh * p.stride[0] - p.padding[0], ilo, ihi;
-        taps(h0, p.kernel[0], p.dilation[0], H, ilo, ihi);
-        std::fill(col, col + W, kLowest);
-        for (int64_t i = ilo; i < ihi; ++i) {
-          const T* x = ip + (h0 + i * p.dilation[0]) * is[2];
-          if (is[3] == 1)
-            for (int64_t w = 0; w < W; ++w) col[w] = max_nan(col[w], static_cast<C>(x[w]));
-          else
-            for (int64_t w = 0; w < W; ++w) col[w] = max_nan(col[w], static_cast<C>(x[w * is[3]]));
-        }
-        std::fill(row, row + OW, kLowest);
-        for (int64_t j = 0; j < kw; ++j) {  // windows inside the row: every tap
-          const C* c = col + j * dw - pw;
-          for (int64_t ow = ow_lo; ow < ow_hi; ++ow) row[ow] = max_nan(row[ow], c[ow * sw]);
-        }
-        auto edge = [&](int64_t ow) {  // a window over an edge: the taps inside
-          int64_t w0 = ow * sw - pw, jlo, jhi;
-          taps(w0, kw, dw, W, jlo, jhi);
-          for (int64_t j = jlo; j < jhi; ++j) row[ow] = max_nan(row[ow], col[w0 + j * dw]);
-        };
-        for (int64_t ow = 0; ow < ow_lo; ++ow) edge(ow);
-        for (int64_t ow = ow_hi; ow < OW; ++ow) edge(ow);
-        scatter(row, OW, op + oh * os[2], os[3]);
-      }
-    }
-  });
-}
-
-// max_pool2d.out(self, kernel_size, stride, padding, dilation, ceil_mode, out)
-void max_pool2d_out(const plexus_kernel_call& call) {
-  sdk::Args a(call);
-  const plexus_tensor& self = a.tensor(0);
-  const plexus_tensor& out = a.tensor(6);
-  const Pool p = sdk::read_max_pool2d_window(a);
-  sdk::visit_dtype(self.dtype, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-      max_pool2d<T>(self, p, out);
-    else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("max_pool2d: ") + sdk::dtype_name(self.dtype) + " is not floating");
-  });
-}
-
-// ---- embedding ------------------------------------------------------------
-
-// "[i, j, ...]" for the row-major position `linear` of a tensor's elements.
-std::string index_str(const plexus_tensor& t, int64_t linear) {
-  std::vector<int64_t> idx(static_cast<size_t>(t.ndim));
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    idx[d] = linear % t.sizes[d];
-    linear /= t.sizes[d];
-  }
-  std::string s = "[";
-  for (int32_t d = 0; d < t.ndim; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
-}
-
-// Throws INVALID_ARGUMENT naming the first index outside [0, num).
-template <typename I>
-void check_indices(const plexus_tensor& indices, int64_t num) {
-  int64_t position = 0, bad = -1, value = 0;
-  sdk::for_each(sdk::TensorView<const I>(indices), [&](const I& v) {
-    if (bad < 0 && (v < 0 || static_cast<int64_t>(v) >= num)) {
-      bad = position;
-      value = v;
-    }
-    ++position;
-  });
-  if (bad >= 0)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: indices" + index_str(indices, bad) + " = " + std::to_string(value) +
-                  " is out of range for weight with " + std::to_string(num) +
-                  " rows (expected 0 <= index < " + std::to_string(num) + ")");
-}
-
-template <typename T, typename I>
-void embedding(const plexus_tensor& weight, const plexus_tensor& indices,
-               const plexus_tensor& out) {
-  sdk::TensorView<const T> w(weight);
-  sdk::TensorView<const I> idx(indices);
-  sdk::TensorView<T> o(out);
-  int64_t dim = weight.sizes[1], ws0 = weight.strides[0], ws1 = weight.strides[1];
-  int64_t os1 = out.strides[out.ndim - 1];
-  RowIndex rows;  // the dims of indices, which lead out's
-  for (int32_t d = 0; d < indices.ndim; ++d)
-    rows.push(indices.sizes[d], indices.strides[d], out.strides[d]);
-  if (rows.count == 0 || dim == 0) return;
-  bool dense = ws1 == 1 && os1 == 1;
-  parallel_for(rows.count, dim, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      int64_t io, oo;
-      rows.offsets(r, io, oo);
-      const T* src = w.data() + static_cast<int64_t>(idx.data()[io]) * ws0;
-      T* dst = o.data() + oo;
-      if (dense)
-        std::memcpy(static_cast<void*>(dst), src, static_cast<size_t>(dim) * sizeof(T));
-      else
-        for (int64_t j = 0; j < dim; ++j) dst[j * os1] = src[j * ws1];
-    }
-  });
-}
-
-// embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, out);
-// padding_idx and the flags only matter for gradients.
-void embedding_out(const plexus_kernel_call& call) {
-  sdk::Args a(call);
-  const plexus_tensor& weight = a.tensor(0);
-  const plexus_tensor& indices = a.tensor(1);
-  const plexus_tensor& out = a.tensor(5);
-  if (weight.ndim != 2 || out.ndim != indices.ndim + 1)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: expected a 2-D weight and out of indices' dims plus one");
-  check_dims(out, call.op);
-  auto run = [&](auto index_tag) {
-    using I = typename decltype(index_tag)::type;
-    check_indices<I>(indices, weight.sizes[0]);
-    sdk::visit_dtype(weight.dtype, [&](auto tag) {
-      embedding<typename decltype(tag)::type, I>(weight, indices, out);
-    });
-  };
-  if (indices.dtype == PLEXUS_DTYPE_I64)
-    run(sdk::DTypeTag<int64_t>{});
-  else if (indices.dtype == PLEXUS_DTYPE_I32)
-    run(sdk::DTypeTag<int32_t>{});
-  else
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string("embedding: indices must be int32 or "
-                                                         "int64, got ") +
-                                                 sdk::dtype_name(indices.dtype));
-}
-
 }  // namespace
 
-void register_nn(const Registrar& r) {
-  sdk::register_kernel<&softmax_out<false>>(r.host, r.slot, "softmax.int_out",
-                                            sdk::kFloatingDTypes);
-  sdk::register_kernel<&softmax_out<true>>(r.host, r.slot, "log_softmax.int_out",
-                                           sdk::kFloatingDTypes);
-  sdk::register_kernel<&layer_norm_out>(r.host, r.slot, "layer_norm.out", sdk::kFloatingDTypes);
-  sdk::register_kernel<&max_pool2d_out>(r.host, r.slot, "max_pool2d.out", sdk::kFloatingDTypes);
-  sdk::register_kernel<&embedding_out>(r.host, r.slot, "embedding.out", sdk::kAllDTypes);
+void register_softmax(CpuBackend& b) {
+  b.register_kernel<&softmax_out<false>>("softmax.int_out", sdk::kFloatingDTypes);
+  b.register_kernel<&softmax_out<true>>("log_softmax.int_out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

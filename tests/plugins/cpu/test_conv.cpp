@@ -8,7 +8,7 @@
 
 #include "plexus/dtype_dispatch.h"
 #include "plexus/ops.h"
-#include "cpu/host_values.h"
+#include "plugins/cpu/host_values.h"
 
 using namespace plexus;
 using plexus::testing::make;
