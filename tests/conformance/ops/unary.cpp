@@ -188,7 +188,7 @@ void clamp_cases(CaseSet& set) {
       int64_t big = (int64_t{1} << 62) + 1;
       passes.push_back({"big_", Scalar(-big), Scalar(big), {"prime_2d", "special"}, full_range});
     } else {
-      // Bounds outside the dtype's range saturate to it (as tests/cpu decided):
+      // Bounds outside the dtype's range saturate to it (as tests/plugins/cpu decided):
       // the first pass changes nothing, the second sets every element to the max.
       passes.push_back(
           {"wide_", Scalar(dmin - 5), Scalar(dmax + 45), {"prime_2d", "special"}, full_range});
