@@ -10,7 +10,7 @@
 #include "plexus/env.h"
 #include "plexus/error.h"
 
-namespace plexus::log {
+namespace plexus::logging {
 namespace {
 
 struct Loggers {
@@ -75,4 +75,4 @@ spdlog::level::level_enum default_level() {
   return spdlog::level::warn;
 }
 
-}  // namespace plexus::log
+}  // namespace plexus::logging

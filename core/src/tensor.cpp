@@ -2,15 +2,18 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace plexus {
 
 namespace {
 // Contiguous in row-major order, ignoring strides of size-1 dims.
 bool compute_contiguous(IntArrayRef sizes, IntArrayRef strides) {
+  // No elements: contiguous whatever the strides (as in PyTorch).
+  if (std::find(sizes.begin(), sizes.end(), 0) != sizes.end()) return true;
   int64_t expected = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     if (sizes[i] == 1) continue;
-    if (sizes[i] == 0) return true;
     if (strides[i] != expected) return false;
     expected *= sizes[i];
   }

@@ -219,10 +219,34 @@ dnnl::memory conv_bias(const plexus_tensor& t, plexus_dtype cd, const dnnl::memo
   return m;
 }
 
+// True when a bfloat16 tensor holds a NaN or an infinity.
+bool has_non_finite_bf16(const plexus_tensor& t) {
+  const auto* base = static_cast<const uint16_t*>(data_of(t));
+  for (int64_t a = 0; a < t.sizes[0]; ++a)
+    for (int64_t b = 0; b < t.sizes[1]; ++b)
+      for (int64_t c = 0; c < t.sizes[2]; ++c) {
+        const uint16_t* row = base + a * t.strides[0] + b * t.strides[1] + c * t.strides[2];
+        for (int64_t d = 0; d < t.sizes[3]; ++d)
+          if ((row[d * t.strides[3]] & 0x7f80u) == 0x7f80u) return true;
+      }
+  return false;
+}
+
+// The dtype oneDNN computes in. f16 goes through f32. So does bf16 when the
+// input holds a NaN or an infinity: the bf16 kernels multiply inputs in pairs
+// and pad the weights with zeros, so a non-finite input next to a window
+// (0 * inf, 0 * NaN) would turn an output outside its reach into NaN.
+plexus_dtype conv_compute_dtype(const Conv& cv) {
+  plexus_dtype dtype = cv.out.dtype;
+  if (dtype == PLEXUS_DTYPE_F16) return PLEXUS_DTYPE_F32;
+  if (dtype == PLEXUS_DTYPE_BF16 && has_non_finite_bf16(cv.input)) return PLEXUS_DTYPE_F32;
+  return dtype;
+}
+
 // false when oneDNN declined the shape.
 bool conv_onednn(const Conv& cv) {
   plexus_dtype dtype = cv.out.dtype;
-  plexus_dtype cd = dtype == PLEXUS_DTYPE_F16 ? PLEXUS_DTYPE_F32 : dtype;
+  plexus_dtype cd = conv_compute_dtype(cv);
   std::optional<ConvPrimitive> prim = conv_primitive(cv.s, cd, cv.bias != nullptr);
   if (!prim) return false;
   std::unordered_map<int, dnnl::memory> args{

@@ -68,12 +68,17 @@ struct Product {
   bool beta_zero() const {
     return beta.is_floating() ? beta.to_double() == 0.0 : beta.to_int() == 0;
   }
+  bool alpha_zero() const {
+    return alpha.is_floating() ? alpha.to_double() == 0.0 : alpha.to_int() == 0;
+  }
   bool alpha_one() const {
     return alpha.is_floating() ? alpha.to_double() == 1.0 : alpha.to_int() == 1;
   }
 };
 
-// ---- k == 0: out = beta * self, or zeros -----------------------------------
+// ---- k == 0 or alpha == 0: out = beta * self, or zeros ----------------------
+// A zero alpha drops the product, NaN and inf in its operands included (BLAS's
+// rule; oneDNN's bf16 matmul also returned stale values for an output scale of 0).
 
 template <typename T>
 void fill_empty_product(const Product& p) {
@@ -206,7 +211,11 @@ void matmul_onednn(const Product& p) {
   plexus_dtype cd = p.dtype == PLEXUS_DTYPE_F16 ? PLEXUS_DTYPE_F32 : p.dtype;
   bool accumulate = p.self && !p.beta_zero();
   bool scaled = !p.alpha_one();
-  Operand a = operand(p.a, cd, true), b = operand(p.b, cd, true);
+  // oneDNN broadcasts a batch of 1 against the other operand's batch, not both
+  // against the output's: when both are broadcast, b is staged batch by batch.
+  bool both_broadcast = p.out.batch > 1 && p.a.ndim == 3 && p.b.ndim == 3 &&
+                        (p.a.sb == 0 || p.a.batch == 1) && (p.b.sb == 0 || p.b.batch == 1);
+  Operand a = operand(p.a, cd, true), b = operand(p.b, cd, !both_broadcast);
   Operand c = operand(p.out, cd, false);
   if (!c.staged && (overlaps(p.out, p.a) || overlaps(p.out, p.b))) {
     c.staged = true;
@@ -462,7 +471,7 @@ void run(const Product& p) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>) {
       sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "matrix products of bool are not supported");
-    } else if (p.k() == 0) {
+    } else if (p.k() == 0 || p.alpha_zero()) {
       fill_empty_product<T>(p);
     } else if constexpr (std::is_floating_point_v<T> && sizeof(T) == 8) {
       matmul_blocked<T>(p);

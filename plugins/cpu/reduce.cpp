@@ -103,14 +103,15 @@ void fold_four_rows(A* acc, const T* p, int64_t k, int64_t s, int64_t rs, F f) {
   }
 }
 
-// Sum of a contiguous run: lanes over blocks, blocks added pairwise, so the
-// rounding error grows with log(n) rather than n.
+// Sum of p[0], p[s], ..., p[(n-1)s]: lanes over blocks, blocks added
+// pairwise, so the rounding error grows with log(n) rather than n, whatever
+// the stride.
 template <typename A, typename T>
-A pairwise_sum(const T* p, int64_t n) {
+A pairwise_sum(const T* p, int64_t n, int64_t s) {
   constexpr int64_t kBlock = 4096;
-  if (n <= kBlock) return fold_lanes<A>(p, n, 1, A(0), [](A a, A x) { return a + x; });
+  if (n <= kBlock) return fold_lanes<A>(p, n, s, A(0), [](A a, A x) { return a + x; });
   int64_t half = n / 2 / kLanes<A> * kLanes<A>;
-  return pairwise_sum<A>(p, half) + pairwise_sum<A>(p + half, n - half);
+  return pairwise_sum<A>(p, half, s) + pairwise_sum<A>(p + half * s, n - half, s);
 }
 
 // ---- The operations -------------------------------------------------------
@@ -136,8 +137,7 @@ struct SumOp {
   static A identity() { return A(0); }
   static A combine(A a, A b) { return a + b; }
   static A row(const T* p, int64_t n, int64_t s, int64_t) {
-    if (s == 1) return pairwise_sum<A>(p, n);
-    return fold_lanes<A>(p, n, s, A(0), [](A a, A x) { return a + x; });
+    return pairwise_sum<A>(p, n, s);
   }
   static void columns(A* acc, const T* p, int64_t k, int64_t s, int64_t) {
     if (s == 1)

@@ -103,7 +103,10 @@ void run_gemm(const plexus_kernel_call& call, const plexus_tensor& a, const plex
          {},
          c.sizes[c.ndim - 2],
          c.sizes[c.ndim - 1],
-         a.sizes[a.ndim - 1],
+         // alpha 0 drops the product, NaN and inf in it included: no terms to add.
+         (alpha.is_floating() ? alpha.to_double() == 0.0 : alpha.to_int() == 0)
+             ? 0
+             : a.sizes[a.ndim - 1],
          alpha.to_double(),
          beta.to_double(),
          0,

@@ -83,7 +83,9 @@ void product(VulkanBackend& be, const plexus_kernel_call& call, const plexus_ten
              const plexus_tensor& b, const plexus_tensor& out, const plexus_tensor* self,
              const sdk::Scalar& alpha, const sdk::Scalar& beta) {
   int64_t batch = out.ndim == 3 ? out.sizes[0] : 1;
-  int64_t m = out.sizes[out.ndim - 2], n = out.sizes[out.ndim - 1], k = a.sizes[a.ndim - 1];
+  // alpha 0 drops the product, NaN and inf in it included: no terms to add.
+  int64_t m = out.sizes[out.ndim - 2], n = out.sizes[out.ndim - 1],
+          k = is_zero(alpha) ? 0 : a.sizes[a.ndim - 1];
   if (batch * m * n == 0) return;
   if (batch > 65535 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": batch " +

@@ -35,7 +35,7 @@ int main(int argc, char** argv) {
   o.executable = argv[0];
   o.progress_tty = isatty(STDOUT_FILENO) != 0;
   // The suite reports problems itself; loader warnings would repeat them.
-  if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::log::set_level(spdlog::level::err);
+  if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::logging::set_level(spdlog::level::err);
   plexus::conformance::install_crash_handler();
   try {
     return plexus::conformance::run(o);

@@ -68,7 +68,7 @@ int main(int argc, char** argv) {
 
   CLI11_PARSE(app, argc, argv);
   // The commands report problems themselves; loader warnings would repeat them.
-  if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::log::set_level(spdlog::level::err);
+  if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::logging::set_level(spdlog::level::err);
   try {
     if (devices->parsed()) return plexus::cli::devices(devices_json, config_path);
     if (ops->parsed()) return plexus::cli::ops(ops_json, ops_schemas, op_names, config_path);

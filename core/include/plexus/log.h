@@ -7,7 +7,7 @@
 #include <memory>
 #include <string_view>
 
-namespace plexus::log {
+namespace plexus::logging {
 
 // The logger of a component, created on first use at the current level.
 spdlog::logger& get(std::string_view component);
@@ -19,4 +19,4 @@ spdlog::level::level_enum parse_level(std::string_view text);
 // The level from PLEXUS_LOG_LEVEL (ignored in set-uid processes), else warn.
 spdlog::level::level_enum default_level();
 
-}  // namespace plexus::log
+}  // namespace plexus::logging

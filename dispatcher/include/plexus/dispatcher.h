@@ -36,6 +36,9 @@ struct OpDefinition {
   DTypeSet dtypes;              // compute dtypes the catalog lists for the op
   bool elementwise = false;     // an input may be exactly the output
   bool cross_device = false;    // tensor arguments may be on other devices (copy_)
+  // Every element written gets the same value (fill_): the written tensor may
+  // be an expanded view, and the kernel gets its distinct elements only.
+  bool idempotent = false;
 };
 
 // How often one op fell back to the cpu, per backend.

@@ -50,6 +50,8 @@ class Operator {
   bool elementwise() const { return elementwise_; }
   // Tensor arguments may live on devices other than the first one (copy_).
   bool cross_device() const { return cross_device_; }
+  // Writes one value everywhere: expanded written tensors are fine (fill_).
+  bool idempotent() const { return idempotent_; }
   // The kernel a backend registered here; nullptr when none. Lock-free.
   const KernelEntry* kernel(DeviceType backend) const {
     return kernels_[backend].load(std::memory_order_acquire);
@@ -68,6 +70,7 @@ class Operator {
   DTypeSet catalog_dtypes_;
   bool elementwise_ = false;
   bool cross_device_ = false;
+  bool idempotent_ = false;
   std::array<std::atomic<const KernelEntry*>, kMaxDeviceTypes> kernels_{};
 };
 

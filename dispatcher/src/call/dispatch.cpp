@@ -70,6 +70,7 @@ const Operator& Dispatcher::define(const OpDefinition& def) {
     op->catalog_dtypes_ = def.dtypes;
     op->elementwise_ = def.elementwise;
     op->cross_device_ = def.cross_device;
+    op->idempotent_ = def.idempotent;
     op->kernel_op_ = kernel_op ? kernel_op : op;
     op->written_arg_ = find_written(op->schema_);
   };

@@ -44,7 +44,7 @@ void note_fallback(Dispatcher::State& st, const Operator& kop, Device device) {
     first = st.fallback_counts[{kop.name(), backend}]++ == 0;
   }
   if (first)
-    log::get("dispatcher").warn("{} has no kernel for '{}'; running it on the cpu (copies to and "
+    logging::get("dispatcher").warn("{} has no kernel for '{}'; running it on the cpu (copies to and "
                                 "from the host; warned once per op)", backend, kop.name());
 }
 

@@ -7,7 +7,8 @@
 
 namespace plexus {
 
-void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec, Device device) {
+void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec, Device device,
+                   bool allow_expanded) {
   const std::string& name = op.schema().arguments[op.written_arg()].name;
   if (out.device() != device)
     fail_arg(name, "expected a tensor on {}, got one on {}", device.str(), out.device().str());
@@ -17,9 +18,16 @@ void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec
   if (!can_cast(spec.dtype, out.dtype()))
     fail_arg(name, "the result type {} can't be cast to the written tensor's type {}",
              dtype_name(spec.dtype), dtype_name(out.dtype()));
-  if (has_internal_overlap(out))
+  if (!allow_expanded && has_internal_overlap(out))
     fail_arg(name, "the written tensor has elements that share memory (an expanded view); "
                    "write into a tensor with distinct elements");
+}
+
+Tensor distinct_elements(const Tensor& t) {
+  Shape sizes(t.sizes().begin(), t.sizes().end());
+  for (size_t d = 0; d < sizes.size(); ++d)
+    if (t.strides()[d] == 0 && sizes[d] > 1) sizes[d] = 1;
+  return t.as_strided(sizes, t.strides(), t.storage_offset());
 }
 
 bool needs_temporary(const Operator& op, const Tensor& out, std::span<const Value> inputs,

@@ -13,8 +13,14 @@
 namespace plexus {
 
 // Throws unless `out` (the written tensor) is on `device`, has the spec's
-// sizes, and can hold the spec's dtype.
-void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec, Device device);
+// sizes, can hold the spec's dtype, and (unless `allow_expanded`) has no two
+// elements in the same memory.
+void check_written(const Operator& op, const Tensor& out, const OutputSpec& spec, Device device,
+                   bool allow_expanded = false);
+
+// The view of t without its broadcast dims (stride 0 becomes size 1): each
+// distinct element once, for ops that write one value everywhere.
+Tensor distinct_elements(const Tensor& t);
 
 // True when the kernel must write into a temporary and the result be copied:
 // an input is exactly the output of an op that is not elementwise. Throws

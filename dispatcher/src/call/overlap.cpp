@@ -24,7 +24,7 @@ Overlap overlap(const Tensor& a, const Tensor& b) {
 bool has_internal_overlap(const Tensor& t) {
   // Sort dims by stride; the layout is free of overlap when each stride is at
   // least the span of all smaller-stride dims.
-  if (t.is_contiguous()) return false;
+  if (t.numel() == 0 || t.is_contiguous()) return false;
   boost::container::small_vector<std::pair<int64_t, int64_t>, 6> dims;  // (stride, size)
   for (int64_t d = 0; d < t.dim(); ++d)
     if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);

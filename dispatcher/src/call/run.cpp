@@ -74,10 +74,15 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
       if (args[i].is_tensor() && args[i].to_tensor().device() != device)
         move_to_call_device(ctx, i);
 
-  Tensor fresh;  // the output of a functional call
+  Tensor fresh;  // the output of a functional call, or the distinct elements of an idempotent one
   if (op.kind() == OpKind::Functional) fresh = empty(spec.sizes, {spec.dtype, device});
-  const Tensor& out = op.kind() == OpKind::Functional ? fresh : args_in[op.written_arg()].to_tensor();
-  if (op.kind() != OpKind::Functional) check_written(op, out, spec, device);
+  const Tensor& given = op.kind() == OpKind::Functional ? fresh : args_in[op.written_arg()].to_tensor();
+  if (op.kind() != OpKind::Functional) check_written(op, given, spec, device, op.idempotent());
+  if (op.kind() != OpKind::Functional && op.idempotent()) {
+    fresh = distinct_elements(given);
+    spec.sizes.assign(fresh.sizes().begin(), fresh.sizes().end());
+  }
+  const Tensor& out = fresh.defined() ? fresh : given;
 
   // Cross-device copy_: bytes move through the host with raw copies.
   if (op.cross_device()) {
@@ -104,7 +109,7 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   run_kernel(st, kop, op.composite(), device, spec.compute_dtype,
              args.span());
   if (temporary.defined()) out.copy_(temporary);
-  return out;
+  return given;
 }
 
 }  // namespace plexus

@@ -65,7 +65,8 @@ void define_copy_ops(Dispatcher& d) {
   d.define({.inplace = "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)",
             .meta = fill_meta,
             .dtypes = kAllTypes,
-            .elementwise = true});
+            .elementwise = true,
+            .idempotent = true});
   d.define_direct(
       "to.dtype(Tensor self, ScalarType dtype, bool non_blocking=False, bool copy=False) -> Tensor",
       to_composite);

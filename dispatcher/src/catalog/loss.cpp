@@ -16,7 +16,8 @@ void mse_loss_composite(void*, KernelCall& call) {
   PLEXUS_CHECK_ARG(is_floating(t), "self", "mse_loss needs floating tensors, got {} and {}",
                    dtype_name(self.dtype()), dtype_name(target.dtype()));
   naming_argument("target", [&] { return broadcast_shapes(self.sizes(), target.sizes()); });
-  Tensor diff = sub(self, target);
+  // Promote first: sub refuses bool operands, mse_loss does not.
+  Tensor diff = sub(self.to(t), target.to(t));
   Tensor sq = mul(diff, diff);
   call.result = reduction == 0 ? sq : reduction == 1 ? mean(sq) : sum(sq);
 }

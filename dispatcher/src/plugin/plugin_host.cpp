@@ -204,7 +204,7 @@ void init_plugin(PluginInstance& p) {
   p.ctx = std::make_unique<HostContext>();
   HostContext& h = *p.ctx;
   h.plugin = &p;
-  h.logger = &log::get("plugin." + p.name);
+  h.logger = &logging::get("plugin." + p.name);
   h.api.struct_size = sizeof(plexus_host_api);
   h.api.abi_major = PLEXUS_ABI_MAJOR;
   h.api.abi_minor = PLEXUS_ABI_MINOR;
@@ -248,7 +248,7 @@ void shutdown_plugin(PluginInstance& p) {
         try {
           b->synchronize(i);
         } catch (const Error& e) {
-          log::get("loader").warn("synchronizing {}:{} before unload failed: {}",
+          logging::get("loader").warn("synchronizing {}:{} before unload failed: {}",
                                   device_type_name(slot), i, e.what());
         }
       }

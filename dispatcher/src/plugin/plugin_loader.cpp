@@ -49,7 +49,7 @@ Registry& registry() {
 }
 
 spdlog::logger& logger() {
-  return log::get("loader");
+  return logging::get("loader");
 }
 
 // The manifests (*.json) directly in `dir`, by file name.

@@ -19,18 +19,18 @@ namespace {
 // so the loader already logs at the configured level. A log level nobody set
 // leaves the process' level alone (a tool may have lowered it).
 void apply(const Config& c) {
-  if (c.origins.count("runtime.log_level")) log::set_level(log::parse_level(c.log_level));
+  if (c.origins.count("runtime.log_level")) logging::set_level(logging::parse_level(c.log_level));
   Dispatcher::get().set_fallback_policy(c.fallback);
   set_allocator_options({c.allocator_caching, c.allocator_max_cached_bytes});
 }
 
 // The settings apply() changes, as they were, so a failed open can put them back.
 struct Settings {
-  spdlog::level::level_enum level = log::get("runtime").level();
+  spdlog::level::level_enum level = logging::get("runtime").level();
   FallbackPolicy fallback = Dispatcher::get().fallback_policy();
   AllocatorOptions allocator = allocator_options();
   void restore() const {
-    log::set_level(level);
+    logging::set_level(level);
     Dispatcher::get().set_fallback_policy(fallback);
     set_allocator_options(allocator);
   }
@@ -112,8 +112,8 @@ Runtime::Runtime(const RuntimeOptions& options) : config_(load_config(options.co
     throw;
   }
   warnings_ = unmatched_entries(config_, plugins_);
-  for (const std::string& w : warnings_) log::get("runtime").warn("{}", w);
-  log::get("runtime").info("chose {}: {}", device_.str(), candidates_.front().reason);
+  for (const std::string& w : warnings_) logging::get("runtime").warn("{}", w);
+  logging::get("runtime").info("chose {}: {}", device_.str(), candidates_.front().reason);
 }
 
 Runtime Runtime::open(const RuntimeOptions& options) {
@@ -135,7 +135,7 @@ Runtime::~Runtime() {
   try {
     unload_plugins();
   } catch (const std::exception& e) {
-    log::get("runtime").warn("plugins stay loaded until exit: {}", e.what());
+    logging::get("runtime").warn("plugins stay loaded until exit: {}", e.what());
   }
 }
 

@@ -104,6 +104,27 @@ void conv2d_cases(CaseSet& set) {
   add({"exact_groups", {2, 4, 11, 9}, {6, 2, 3, 3}, true, params({2}, {1}, {2}, 2)}, true);
   add({"exact_depthwise", {1, 6, 8, 8}, {6, 1, 5, 3}, false, params({1, 2}, {2, 1}, {1}, 6)}, true);
   add({"exact_wide", {1, 16, 8, 8}, {8, 16, 3, 3}, true, params({1}, {1}, {1}, 1)}, true);
+  // NaN and infinities placed next to window edges: only the outputs whose
+  // windows reach them may be NaN or inf. Kernels that read inputs in pairs
+  // or vectors and pad the weights with zeros (0 * inf, 0 * NaN) fail here.
+  if (is_floating(dt)) {
+    const double inf = std::numeric_limits<double>::infinity(), nan = std::nan("");
+    auto specials = [inf, nan](ref::Tensor t) {
+      const int64_t w = t.sizes[3], hw = t.sizes[2] * w;
+      const std::pair<int64_t, double> at[] = {{5, nan}, {w + 4, inf},   {2 * w + 9, -inf},
+                                               {3 * w, nan}, {hw + 7, inf}, {2 * hw - 1, nan}};
+      for (auto [flat, v] : at) t.set_float(flat, v);
+      return t;
+    };
+    for (const ConvSpec& s : {ConvSpec{"special_edges_1x3", {1, 2, 4, 10}, {2, 2, 1, 3}},
+                              ConvSpec{"special_edges_3x3", {1, 2, 4, 10}, {3, 2, 3, 3}, true},
+                              ConvSpec{"special_edges_stride2", {1, 2, 4, 10}, {2, 2, 1, 3}, false,
+                                       params({1, 2}, {0, 1}, {1}, 1)}}) {
+      Case& c = add(s, true);
+      for (auto& [name, a] : c.args)
+        if (name == "input") std::get<TensorArg>(a).values = specials(std::get<TensorArg>(a).values);
+    }
+  }
   // Errors: channels that do not fit groups, a kernel larger than the input.
   add({"error_channels", {1, 4, 5, 5}, {2, 3, 3, 3}}).expect_error = "";
   add({"error_groups", {1, 4, 5, 5}, {3, 2, 3, 3}, false, params({1}, {0}, {1}, 2)}).expect_error =

@@ -172,6 +172,9 @@ void copy_cases(CaseSet& set) {
   plain("expanded_src", {13, 17}, Contiguous, Expanded, d);
   plain("expanded_src_convert", {13, 17}, Transposed, Expanded | Offset, o);
   plain("stress", {64, 257}, Contiguous, Contiguous, o).stress = true;
+  // A written tensor with no elements may have stride-0 dims: nothing is
+  // written, nothing overlaps.
+  plain("empty_expanded_self", {0, 5}, Expanded, Contiguous, d);
   // src broadcasts to self's shape.
   auto bcast = [&](const std::string& name, const ref::Sizes& self_sizes,
                    const ref::Sizes& src_sizes, uint32_t self_layout, DType s) {
@@ -289,6 +292,11 @@ void fill_cases(CaseSet& set) {
   add("strided_3d", {3, 5, 7}, Transposed | Strided, v);
   add("offset", {37}, Offset, v);
   add("large", {262147}, Contiguous, v);
+  // Filling is idempotent: an expanded self (elements sharing memory) is
+  // fine, as in PyTorch; so is an empty one with stride-0 dims.
+  add("expanded", {13, 17}, Expanded, v);
+  add("expanded_offset", {5, 3, 7}, Expanded | Offset, v);
+  add("empty_expanded", {0, 5}, Expanded, v);
   add("stress", {64, 257}, Contiguous, v).stress = true;
 }
 

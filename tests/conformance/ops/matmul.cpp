@@ -145,6 +145,7 @@ const std::vector<ProductShape>& mm_shapes() {
       {"offset", {17, 31}, {31, 13}, Offset, Offset, Offset},
       {"expanded_self", {17, 31}, {31, 13}, Expanded},
       {"expanded_mat2", {17, 31}, {31, 13}, Contiguous, Expanded},
+      {"expanded_both", {17, 31}, {31, 13}, Expanded, Expanded},
       {"mixed_layouts", {23, 19}, {19, 11}, kTO, kSO, kSO},
       {"stress", {64, 64}, {64, 64}, Contiguous, Contiguous, Contiguous, true},
   };
@@ -168,6 +169,8 @@ const std::vector<ProductShape>& bmm_shapes() {
       {"offset", {3, 17, 31}, {3, 31, 13}, Offset, Offset, Offset},
       {"expanded_self", {3, 17, 31}, {3, 31, 13}, Expanded},
       {"expanded_mat2", {3, 17, 31}, {3, 31, 13}, Contiguous, Expanded},
+      // Both batches broadcast (stride 0): every output matrix is the same product.
+      {"expanded_both", {3, 17, 31}, {3, 31, 13}, Expanded, Expanded},
       {"mixed_layouts", {5, 9, 11}, {5, 11, 7}, kTO, kSO, kSO},
       {"stress", {4, 32, 48}, {4, 48, 40}, Contiguous, Contiguous, Contiguous, true},
   };
@@ -283,6 +286,21 @@ void addmm_cases(CaseSet& set) {
          : from_values(dt, {6, 4}, special_values(dt));
   add("special", fixed(special_self), Contiguous, fixed(special_lhs(dt, 0)), Contiguous,
       fixed(special_rhs(dt, 0)), Contiguous, std::pair{1.0, 1.0}, true);
+
+  // alpha 0 drops the product, NaN and inf in its operands included (BLAS's
+  // rule, and PyTorch's for float32 and float64), as beta 0 drops self.
+  // "alpha0_after_special" follows a scaled product of special values of the
+  // same shapes: a kernel that keeps state between calls (a cached primitive,
+  // a scratch buffer) must not carry those values into it.
+  const Make scaled_lhs =
+      fl ? fixed(from_values(dt, {6, 3}, {nan, 1, 1, inf, 1, 1, 1, 2, 3, -inf, inf, 1, 2, 1, 1}))
+         : fixed(special_lhs(dt, 0));
+  add("special_scaled", fixed(special_self), Contiguous, scaled_lhs, Contiguous,
+      fixed(special_rhs(dt, 0)), Contiguous, std::pair{1.0, alpha}, true);
+  add("alpha0_after_special", small_of({6, 4}), Contiguous, small_of({6, 3}), Contiguous,
+      small_of({3, 4}), Contiguous, std::pair{beta, 0.0}, true);
+  add("alpha0_special_operands", small_of({6, 4}), Contiguous, fixed(special_lhs(dt, 0)),
+      Contiguous, fixed(special_rhs(dt, 0)), Contiguous, std::pair{beta, 0.0}, true);
 
   // Arguments the op must reject.
   Case& shape = add("error_self_shape", random_of({18, 13}), Contiguous, random_of({17, 31}),

@@ -159,6 +159,27 @@ void sum_mean_cases(CaseSet& set, bool is_mean) {
   for (const ExactShape& x : exact_shapes)
     add(x.name, small_integers_of(dt, x.sizes, -3, 3), x.layout, x.dims, false, true);
 
+  // Long reductions, contiguous and through a step-2 view, of values in
+  // [0, 0.1]: the bound grows with log2(length), as pairwise or blocked
+  // accumulation gives. A kernel adding one element at a time into one
+  // accumulator (error growing with length) fails, on either layout.
+  if (is_floating(dt)) {
+    for (auto [name, layout] : {std::pair{"long", Contiguous}, std::pair{"long_strided", Strided}}) {
+      Case& c = add(name, [dt](Rng& rng) { return random(rng, dt, {int64_t{1} << 20}, {0, 0.1}); },
+                    layout, std::nullopt, false, false);
+      c.ref([=](const Inputs& in) {
+        const ref::Tensor& x = in["self"];
+        Expected e = expect(is_mean ? ref::mean(x, {}, false, dt) : ref::sum(x, {}, false, dt));
+        std::vector<double> s = ref::sum_abs(x, {});
+        if (is_mean) s[0] /= static_cast<double>(x.numel());
+        s[0] *= std::log2(static_cast<double>(x.numel())) *
+                dtype_eps(dt == DType::F64 ? DType::F64 : DType::F32) / dtype_eps(dt);
+        e.scale = std::move(s);
+        return e;
+      });
+    }
+  }
+
   if (is_floating(dt)) {
     add("special", fixed(special_rows(dt, !is_mean)), Contiguous, DimList{1}, false, true);
   } else {

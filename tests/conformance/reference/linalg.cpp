@@ -74,13 +74,14 @@ Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double 
   const int64_t ib = static_cast<int64_t>(beta), ia = static_cast<int64_t>(alpha);
   for_each_index(prod.sizes, [&](const Sizes& idx, int64_t flat) {
     int64_t s = broadcast_index(self.sizes, prod.sizes, idx);
+    // A zero factor drops its term, NaN and inf included.
     if (out.integral()) {
       int64_t scaled = ib == 0 ? 0 : wrapping_mul(ib, self.at_int(s));
-      out.set_int(flat, wrapping_add(scaled, wrapping_mul(ia, prod.at_int(flat))));
+      out.set_int(flat, wrapping_add(scaled, ia == 0 ? 0 : wrapping_mul(ia, prod.at_int(flat))));
     } else {
       long double scaled = beta == 0 ? 0.0L : static_cast<long double>(beta) * self.at(s);
-      out.set_float(flat,
-                    static_cast<double>(scaled + static_cast<long double>(alpha) * prod.at(flat)));
+      long double product = alpha == 0 ? 0.0L : static_cast<long double>(alpha) * prod.at(flat);
+      out.set_float(flat, static_cast<double>(scaled + product));
     }
   });
   return out;

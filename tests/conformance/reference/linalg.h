@@ -15,7 +15,7 @@ Tensor mm(const Tensor& self, const Tensor& mat2);
 // self [b, n, k] @ mat2 [b, k, p] -> [b, n, p], one product per batch.
 Tensor bmm(const Tensor& self, const Tensor& mat2);
 // beta * self + alpha * (mat1 @ mat2), self broadcast to [n, p]. beta 0 ignores
-// self entirely (its NaN and inf too). Integer dtypes take beta and alpha as
+// self entirely (its NaN and inf too), and alpha 0 the product. Integer dtypes take beta and alpha as
 // integers.
 Tensor addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, double beta, double alpha);
 

@@ -299,7 +299,7 @@ TEST_CASE("runtime: config entries naming no plugin found are warnings, not sile
 TEST_CASE("runtime: fallback, log level and allocator options are applied") {
   FallbackPolicy fallback = Dispatcher::get().fallback_policy();
   AllocatorOptions alloc = allocator_options();
-  auto level = log::get("runtime").level();
+  auto level = logging::get("runtime").level();
   {
     Setup s;
     s.runtime = "fallback = \"error\"\nlog_level = \"critical\"";
@@ -310,13 +310,13 @@ TEST_CASE("runtime: fallback, log level and allocator options are applied") {
         dir.write("plexus.toml", s.text() + "[allocator]\ncaching = false\nmax_cached_mb = 3\n");
     Runtime rt(RuntimeOptions{file});
     CHECK(Dispatcher::get().fallback_policy() == FallbackPolicy::Error);
-    CHECK(log::get("runtime").level() == spdlog::level::critical);
+    CHECK(logging::get("runtime").level() == spdlog::level::critical);
     CHECK_FALSE(allocator_options().caching);
     CHECK(allocator_options().max_cached_bytes == 3u << 20);
   }
   Dispatcher::get().set_fallback_policy(fallback);
   set_allocator_options(alloc);
-  log::set_level(level);
+  logging::set_level(level);
 }
 
 TEST_CASE("runtime: plugins load with it and unload with it; one at a time") {
