@@ -21,6 +21,17 @@ OutputSpec float_meta(MetaContext& ctx) {
   return elementwise_meta(ctx, {0}, ResultRule::IntToFloat);
 }
 
+// Activations (silu, gelu) take floating tensors only, as in PyTorch: an
+// integer or bool input is refused rather than computed as float32
+// (docs/semantics.md).
+OutputSpec activation_meta(MetaContext& ctx) {
+  DType t = ctx.tensor(0).dtype();
+  if (!is_floating(t))
+    fail_arg(ctx.name(0), "{} takes floating tensors, got {}; convert with .to(float32)",
+             ctx.op().schema().name, dtype_name(t));
+  return float_meta(ctx);
+}
+
 OutputSpec neg_meta(MetaContext& ctx) {
   if (ctx.tensor(0).dtype() == DType::Bool)
     fail_arg(ctx.name(0),
@@ -34,7 +45,7 @@ OutputSpec gelu_meta(MetaContext& ctx) {
   if (mode != "none" && mode != "tanh")
     fail_arg(ctx.name(1), "must be 'none' or 'tanh', got {}",
              mode ? fmt::format("'{}'", *mode) : "None");
-  return float_meta(ctx);
+  return activation_meta(ctx);
 }
 
 // The bounds promote with self as Python scalars would: an integer tensor
@@ -141,7 +152,7 @@ constexpr UnaryOp kUnaryOps[] = {
     {"cos", float_meta, nullptr, kFloatTypes},
     {"tanh", float_meta, nullptr, kFloatTypes},
     {"sigmoid", float_meta, sigmoid_composite, kFloatTypes},
-    {"silu", float_meta, silu_composite, kFloatTypes},
+    {"silu", activation_meta, silu_composite, kFloatTypes},
     {"relu", same_type_meta, relu_composite, kNumericTypes},
 };
 
