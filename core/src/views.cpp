@@ -7,9 +7,17 @@
 
 namespace plexus {
 
+namespace detail {
+ViewHook g_view_hook = nullptr;
+}  // namespace detail
+
 namespace {
-Tensor restride(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset) {
-  return Tensor::make(t.storage(), t.dtype(), sizes, strides, offset);
+// The view; autograd records it (as `name`) when t has autograd state.
+Tensor restride(const Tensor& t, IntArrayRef sizes, IntArrayRef strides, int64_t offset,
+                const char* name) {
+  Tensor v = Tensor::make(t.storage(), t.dtype(), sizes, strides, offset);
+  if (t.impl()->autograd && detail::g_view_hook) detail::g_view_hook(t, v, name);
+  return v;
 }
 
 // Resolves one -1 in `sizes` so the product equals numel.
@@ -75,13 +83,13 @@ Tensor Tensor::view(IntArrayRef sizes_in) const {
   PLEXUS_CHECK(st.has_value(), ErrorCode::InvalidArgument,
                "view: cannot view sizes {} with strides {} as {} without a copy; use reshape()",
                shape_str(sizes()), shape_str(strides()), shape_str(shape));
-  return restride(*this, shape, *st, storage_offset());
+  return restride(*this, shape, *st, storage_offset(), "ViewBackward");
 }
 
 Tensor Tensor::reshape(IntArrayRef sizes_in) const {
   Shape shape = infer_size(sizes_in, numel(), "reshape");
   if (auto st = view_strides(sizes(), strides(), shape))
-    return restride(*this, shape, *st, storage_offset());
+    return restride(*this, shape, *st, storage_offset(), "ViewBackward");
   return contiguous().view(shape);
 }
 
@@ -99,21 +107,21 @@ Tensor Tensor::permute(IntArrayRef dims) const {
     s[i] = sizes()[d];
     st[i] = strides()[d];
   }
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "PermuteBackward");
 }
 
 Tensor Tensor::transpose(int64_t d0, int64_t d1) const {
   if (dim() == 0) {
     wrap_dim(d0, 0, "transpose dim0");
     wrap_dim(d1, 0, "transpose dim1");
-    return restride(*this, sizes(), strides(), storage_offset());
+    return restride(*this, sizes(), strides(), storage_offset(), "TransposeBackward");
   }
   d0 = wrap_dim(d0, dim(), "transpose dim0", false);
   d1 = wrap_dim(d1, dim(), "transpose dim1", false);
   Shape s(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
   std::swap(s[d0], s[d1]);
   std::swap(st[d0], st[d1]);
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "TransposeBackward");
 }
 
 Tensor Tensor::t() const {
@@ -134,7 +142,7 @@ Tensor Tensor::slice(int64_t d, std::optional<int64_t> start_in, std::optional<i
   Shape s(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
   s[d] = (end - start + step - 1) / step;
   st[d] = strides()[d] * step;
-  return restride(*this, s, st, storage_offset() + (s[d] > 0 ? start * strides()[d] : 0));
+  return restride(*this, s, st, storage_offset() + (s[d] > 0 ? start * strides()[d] : 0), "SliceBackward");
 }
 
 Tensor Tensor::select(int64_t d, int64_t index) const {
@@ -147,7 +155,7 @@ Tensor Tensor::select(int64_t d, int64_t index) const {
   Shape s(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
   s.erase(s.begin() + d);
   st.erase(st.begin() + d);
-  return restride(*this, s, st, storage_offset() + index * strides()[d]);
+  return restride(*this, s, st, storage_offset() + index * strides()[d], "SelectBackward");
 }
 
 Tensor Tensor::narrow(int64_t d, int64_t start, int64_t length) const {
@@ -186,7 +194,7 @@ Tensor Tensor::expand(IntArrayRef target) const {
     s[i] = want;
     st[i] = want == have ? strides()[i - lead] : 0;
   }
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "ExpandBackward");
 }
 
 Tensor Tensor::squeeze() const {
@@ -196,16 +204,16 @@ Tensor Tensor::squeeze() const {
       s.push_back(sizes()[i]);
       st.push_back(strides()[i]);
     }
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "SqueezeBackward");
 }
 
 Tensor Tensor::squeeze(int64_t d) const {
   d = wrap_dim(d, dim(), "squeeze dim");
-  if (dim() == 0 || sizes()[d] != 1) return restride(*this, sizes(), strides(), storage_offset());
+  if (dim() == 0 || sizes()[d] != 1) return restride(*this, sizes(), strides(), storage_offset(), "SqueezeBackward");
   Shape s(sizes().begin(), sizes().end()), st(strides().begin(), strides().end());
   s.erase(s.begin() + d);
   st.erase(st.begin() + d);
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "SqueezeBackward");
 }
 
 Tensor Tensor::unsqueeze(int64_t d) const {
@@ -214,7 +222,7 @@ Tensor Tensor::unsqueeze(int64_t d) const {
   int64_t new_stride = d < dim() ? sizes()[d] * strides()[d] : 1;
   s.insert(s.begin() + d, 1);
   st.insert(st.begin() + d, new_stride);
-  return restride(*this, s, st, storage_offset());
+  return restride(*this, s, st, storage_offset(), "UnsqueezeBackward");
 }
 
 Tensor Tensor::flatten(int64_t start, int64_t end) const {
@@ -233,7 +241,7 @@ Tensor Tensor::flatten(int64_t start, int64_t end) const {
 }
 
 Tensor Tensor::as_strided(IntArrayRef s, IntArrayRef st, std::optional<int64_t> offset) const {
-  return restride(*this, s, st, offset.value_or(storage_offset()));
+  return restride(*this, s, st, offset.value_or(storage_offset()), "AsStridedBackward");
 }
 
 }  // namespace plexus

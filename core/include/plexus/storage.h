@@ -3,6 +3,7 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 #include <boost/smart_ptr/intrusive_ref_counter.hpp>
+#include <atomic>
 #include <cstddef>
 #include <functional>
 
@@ -27,7 +28,19 @@ class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
 
+  // Bumped by every op that writes into this storage (in-place and out=
+  // calls), with the op's name: autograd checks that tensors it saved for
+  // backward were not overwritten since. Views share their storage's count.
+  uint64_t version() const { return version_.load(std::memory_order_relaxed); }
+  const char* last_writer() const { return last_writer_.load(std::memory_order_relaxed); }
+  void bump_version(const char* op) {
+    last_writer_.store(op, std::memory_order_relaxed);
+    version_.fetch_add(1, std::memory_order_relaxed);
+  }
+
  private:
+  std::atomic<uint64_t> version_{0};
+  std::atomic<const char*> last_writer_{nullptr};
   void* data_;
   size_t nbytes_;
   Device device_;

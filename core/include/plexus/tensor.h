@@ -5,6 +5,8 @@
 
 #include <boost/smart_ptr/intrusive_ptr.hpp>
 #include <boost/smart_ptr/intrusive_ref_counter.hpp>
+#include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,6 +18,11 @@
 #include "plexus/storage.h"
 
 namespace plexus {
+
+struct AutogradMeta;  // plexus/autograd.h
+namespace autograd {
+class Node;
+}
 
 // The shared state of a tensor handle.
 struct TensorImpl : boost::intrusive_ref_counter<TensorImpl> {
@@ -29,6 +36,8 @@ struct TensorImpl : boost::intrusive_ref_counter<TensorImpl> {
   // A 0-d cpu tensor made from a C++ number: type promotion treats it as a
   // scalar (PyTorch's wrapped number), and it may join calls on any device.
   bool wrapped_number = false;
+  // Autograd state (requires_grad, grad, grad_fn); null for most tensors.
+  std::shared_ptr<AutogradMeta> autograd;
 };
 
 // dtype and device for factories ("empty(sizes, {DType::F16, dev})").
@@ -160,9 +169,40 @@ class Tensor {
   const Tensor& addcmul_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
   const Tensor& addcdiv_(const Tensor& t1, const Tensor& t2, Scalar value = 1) const;
 
+  // Autograd (autograd/; plexus/autograd.h has the rest).
+  // Whether gradients flow into this tensor. Only floating tensors may.
+  bool requires_grad() const;
+  // Marks a leaf as requiring grad (or not); returns self. Throws for
+  // integer and bool tensors, and for non-leaves asked to stop.
+  const Tensor& requires_grad_(bool on = true) const;
+  // The accumulated gradient of a leaf; undefined until backward reaches it.
+  Tensor grad() const;
+  // Sets (or, with an undefined tensor, clears) the accumulated gradient.
+  void set_grad(const Tensor& grad) const;
+  // True for tensors no recorded op made: made by the user, or not requiring grad.
+  bool is_leaf() const;
+  // The node that made this tensor (name(): "AddmmBackward"); null for leaves.
+  autograd::Node* grad_fn() const;
+  // The same storage and view, cut from the graph: never requires grad.
+  Tensor detach() const;
+  // Computes the gradients of this tensor with respect to the leaves that
+  // require grad and adds them to their grad(). `gradient` may be left out
+  // for a 1-element tensor (it is then 1).
+  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  // Runs `hook` with this tensor's gradient whenever one is computed; a
+  // defined result replaces the gradient. Returns the hook's handle.
+  size_t register_hook(std::function<Tensor(const Tensor&)> hook) const;
+
  private:
   boost::intrusive_ptr<TensorImpl> impl_;
 };
+
+namespace detail {
+// Set by autograd: called for each view made of a tensor that has autograd
+// state, to give the view its grad_fn (`name`: "TransposeBackward").
+using ViewHook = void (*)(const Tensor& base, const Tensor& view, const char* name);
+extern ViewHook g_view_hook;
+}  // namespace detail
 
 // Host-side C++ type of a dtype, and the dtype of a C++ type.
 template <typename T>

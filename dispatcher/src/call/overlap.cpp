@@ -22,12 +22,18 @@ Overlap overlap(const Tensor& a, const Tensor& b) {
 }
 
 bool has_internal_overlap(const Tensor& t) {
+  if (t.numel() == 0 || t.is_contiguous()) return false;
+  return has_internal_overlap(t.sizes(), t.strides());
+}
+
+bool has_internal_overlap(IntArrayRef sizes, IntArrayRef strides) {
   // Sort dims by stride; the layout is free of overlap when each stride is at
   // least the span of all smaller-stride dims.
-  if (t.numel() == 0 || t.is_contiguous()) return false;
   boost::container::small_vector<std::pair<int64_t, int64_t>, 6> dims;  // (stride, size)
-  for (int64_t d = 0; d < t.dim(); ++d)
-    if (t.sizes()[d] > 1) dims.emplace_back(t.strides()[d], t.sizes()[d]);
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return false;
+    if (sizes[d] > 1) dims.emplace_back(strides[d], sizes[d]);
+  }
   std::sort(dims.begin(), dims.end());
   int64_t span = 1;
   for (auto [stride, size] : dims) {

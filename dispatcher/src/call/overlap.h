@@ -13,5 +13,7 @@ Overlap overlap(const Tensor& a, const Tensor& b);
 // True when two elements of t share memory (a stride-0 dim of size > 1, or
 // strides that make rows collide).
 bool has_internal_overlap(const Tensor& t);
+// The same for a layout given as sizes and strides (in elements).
+bool has_internal_overlap(IntArrayRef sizes, IntArrayRef strides);
 
 }  // namespace plexus

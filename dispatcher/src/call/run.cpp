@@ -77,7 +77,10 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   Tensor fresh;  // the output of a functional call, or the distinct elements of an idempotent one
   if (op.kind() == OpKind::Functional) fresh = empty(spec.sizes, {spec.dtype, device});
   const Tensor& given = op.kind() == OpKind::Functional ? fresh : args_in[op.written_arg()].to_tensor();
-  if (op.kind() != OpKind::Functional) check_written(op, given, spec, device, op.idempotent());
+  if (op.kind() != OpKind::Functional) {
+    check_written(op, given, spec, device, op.idempotent());
+    given.storage()->bump_version(op.name().c_str());  // autograd's saved-tensor check
+  }
   if (op.kind() != OpKind::Functional && op.idempotent()) {
     fresh = distinct_elements(given);
     spec.sizes.assign(fresh.sizes().begin(), fresh.sizes().end());

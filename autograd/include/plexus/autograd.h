@@ -1,0 +1,126 @@
+// Autograd: reverse-mode differentiation of plexus ops.
+//
+//   Tensor w = randn({10, 64}, DType::F64).requires_grad_();
+//   Tensor loss = mse_loss(relu(linear(x, w, b)), y);
+//   loss.backward();                  // w.grad() holds dloss/dw
+//   { NoGradGuard g; w.sub_(w.grad() * lr); }
+//
+// While grad mode is on, every op whose inputs require grad records a Node
+// (the op's derivative rule, the values it saved, edges to its inputs' nodes)
+// and the result gets that node as grad_fn. backward() walks the nodes in
+// reverse topological order on the caller's thread; each rule is written in
+// catalog ops, so backward runs on whatever device holds the tensors.
+// autograd/README.md describes the design and what is not done yet.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "plexus/tensor.h"
+
+namespace plexus {
+
+namespace autograd {
+
+class Node;
+
+// An edge of the graph: gradient slot `input_nr` of `fn`.
+struct Edge {
+  std::shared_ptr<Node> fn;
+  uint32_t input_nr = 0;
+  bool valid() const { return fn != nullptr; }
+};
+
+// One recorded op (or a leaf's gradient accumulator). Its gradient arrives as
+// one tensor; apply() returns one gradient per edge in next() (undefined: none).
+class Node : public std::enable_shared_from_this<Node> {
+ public:
+  Node();
+  virtual ~Node();
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+
+  // "AddmmBackward", "AccumulateGrad".
+  virtual std::string name() const = 0;
+  // The gradients of the inputs, given the gradient of the output.
+  virtual std::vector<Tensor> apply(const Tensor& grad) = 0;
+  // Drops saved values after a backward without retain_graph.
+  virtual void release() {}
+
+  const std::vector<Edge>& next() const { return next_; }
+  // Creation order: later nodes run first when several are ready.
+  uint64_t sequence() const { return sequence_; }
+  // Hooks run on the incoming gradient before apply(); a defined result replaces it.
+  std::vector<std::function<Tensor(const Tensor&)>>& pre_hooks() { return pre_hooks_; }
+
+ protected:
+  std::vector<Edge> next_;
+
+ private:
+  uint64_t sequence_;
+  std::vector<std::function<Tensor(const Tensor&)>> pre_hooks_;
+};
+
+// Grad mode of the calling thread: when off, ops record nothing.
+bool is_grad_enabled();
+void set_grad_enabled(bool enabled);
+
+// The gradients of `outputs` with respect to `inputs` (which must require
+// grad), returned rather than added to .grad(). grad_outputs may be empty for
+// 1-element outputs. An input the outputs do not depend on gets an undefined
+// tensor when allow_unused, else an error.
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
+                         bool allow_unused = false);
+
+// Checks the gradients of fn at `inputs` (float64 tensors on the cpu; those
+// that require grad are checked) against central differences, element by
+// element. Throws plexus::Error naming the input, element and both values at
+// the first mismatch beyond atol + rtol * |numerical|; returns true otherwise.
+struct GradcheckOptions {
+  double eps = 1e-6;
+  double atol = 1e-5;
+  double rtol = 1e-3;
+};
+bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& fn,
+               const std::vector<Tensor>& inputs, GradcheckOptions options = {});
+
+}  // namespace autograd
+
+// Turns grad mode off (or on) for the current thread while alive.
+class NoGradGuard {
+ public:
+  NoGradGuard() : prev_(autograd::is_grad_enabled()) { autograd::set_grad_enabled(false); }
+  ~NoGradGuard() { autograd::set_grad_enabled(prev_); }
+  NoGradGuard(const NoGradGuard&) = delete;
+  NoGradGuard& operator=(const NoGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+class EnableGradGuard {
+ public:
+  EnableGradGuard() : prev_(autograd::is_grad_enabled()) { autograd::set_grad_enabled(true); }
+  ~EnableGradGuard() { autograd::set_grad_enabled(prev_); }
+  EnableGradGuard(const EnableGradGuard&) = delete;
+  EnableGradGuard& operator=(const EnableGradGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+// The autograd state of a tensor (TensorImpl::autograd).
+struct AutogradMeta {
+  bool requires_grad = false;
+  Tensor grad;                               // leaves: the accumulated gradient
+  std::shared_ptr<autograd::Node> grad_fn;   // non-leaves: the node that made it
+  std::weak_ptr<autograd::Node> accumulator; // leaves: their AccumulateGrad node, while alive
+  bool is_view = false;                      // made by a view of a tensor that requires grad
+  // Leaves with hooks: keeps their accumulator (and its hooks) alive.
+  std::shared_ptr<autograd::Node> keep_accumulator;
+};
+
+}  // namespace plexus

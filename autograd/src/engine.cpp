@@ -1,0 +1,168 @@
+// The backward engine: runs the graph's nodes in reverse topological order on
+// the caller's thread (iterative: no recursion depth limit), adding up the
+// gradients that reach each node, with grad mode off.
+#include <fmt/format.h>
+
+#include <queue>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "internal.h"
+#include "plexus/error.h"
+#include "plexus/factories.h"
+#include "plexus/ops.h"
+
+namespace plexus::autograd {
+namespace {
+
+struct Later {
+  bool operator()(const Node* a, const Node* b) const { return a->sequence() < b->sequence(); }
+};
+
+// The gradient of each root: given, or 1 for a 1-element root.
+Tensor root_gradient(const Tensor& root, const Tensor& given, size_t i) {
+  if (!given.defined()) {
+    PLEXUS_CHECK(root.numel() == 1, ErrorCode::InvalidArgument,
+                 "backward: output {} has {} elements ({}); a gradient can be implied only for "
+                 "1-element outputs: pass one of shape {}",
+                 i, root.numel(), shape_str(root.sizes()), shape_str(root.sizes()));
+    return ones(root.sizes(), {root.dtype(), root.device()});
+  }
+  PLEXUS_CHECK(std::equal(given.sizes().begin(), given.sizes().end(), root.sizes().begin(),
+                          root.sizes().end()),
+               ErrorCode::InvalidArgument,
+               "backward: the gradient of output {} has shape {}, expected {}", i,
+               shape_str(given.sizes()), shape_str(root.sizes()));
+  PLEXUS_CHECK(given.dtype() == root.dtype(), ErrorCode::InvalidArgument,
+               "backward: the gradient of output {} is {}, expected {}", i,
+               dtype_name(given.dtype()), dtype_name(root.dtype()));
+  PLEXUS_CHECK(given.device() == root.device(), ErrorCode::InvalidArgument,
+               "backward: the gradient of output {} is on {}, expected {}", i,
+               given.device().str(), root.device().str());
+  return given;
+}
+
+// Counts, for every node reachable from the roots, the edges that reach it.
+std::unordered_map<Node*, int> dependencies(const std::vector<Edge>& roots) {
+  std::unordered_map<Node*, int> deps;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  for (const Edge& e : roots)
+    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  while (!stack.empty()) {
+    Node* n = stack.back();
+    stack.pop_back();
+    for (const Edge& e : n->next()) {
+      if (!e.valid()) continue;
+      ++deps[e.fn.get()];
+      if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+    }
+  }
+  return deps;
+}
+
+struct Run {
+  std::vector<Edge> roots;
+  std::vector<Tensor> root_grads;
+  bool retain_graph = false;
+  // autograd::grad: the nodes whose incoming gradient is captured instead of
+  // applied (leaves' accumulators are not run).
+  std::unordered_map<Node*, size_t> capture;
+  std::vector<Tensor>* captured = nullptr;
+};
+
+void run(Run& r) {
+  NoGradGuard no_grad;  // backward ops record nothing (create_graph is not supported yet)
+  std::unordered_map<Node*, int> deps = dependencies(r.roots);
+  std::unordered_map<Node*, Tensor> buffers;
+  std::priority_queue<Node*, std::vector<Node*>, Later> ready;
+  auto deliver = [&](Node* n, const Tensor& g) {
+    if (g.defined()) {
+      Tensor& b = buffers[n];
+      b = b.defined() ? add(b, g) : g;
+    }
+  };
+  for (size_t i = 0; i < r.roots.size(); ++i) deliver(r.roots[i].fn.get(), r.root_grads[i]);
+  for (const Edge& e : r.roots)
+    if (deps[e.fn.get()] == 0) ready.push(e.fn.get());
+  std::unordered_set<Node*> queued;
+  while (!ready.empty()) {
+    Node* n = ready.top();
+    ready.pop();
+    if (!queued.insert(n).second) continue;
+    Tensor g = std::move(buffers[n]);
+    buffers.erase(n);
+    for (auto& hook : n->pre_hooks()) {
+      if (!g.defined()) break;
+      Tensor replaced = hook(g);
+      if (replaced.defined()) g = replaced;
+    }
+    std::vector<Tensor> out;
+    if (auto c = r.capture.find(n); c != r.capture.end()) {
+      (*r.captured)[c->second] = g;
+      if (n->next().empty()) continue;  // a leaf's accumulator: not run
+    }
+    if (g.defined()) out = n->apply(g);
+    if (!r.retain_graph) n->release();
+    for (size_t i = 0; i < n->next().size(); ++i) {
+      const Edge& e = n->next()[i];
+      if (!e.valid()) continue;
+      if (i < out.size()) deliver(e.fn.get(), out[i]);
+      if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
+    }
+  }
+}
+
+Edge root_edge(const Tensor& t, size_t i) {
+  PLEXUS_CHECK(t.defined(), ErrorCode::InvalidArgument, "backward: output {} is undefined", i);
+  Edge e = gradient_edge(t);
+  PLEXUS_CHECK(e.valid(), ErrorCode::InvalidArgument,
+               "backward: output {} ({}) does not require grad and has no grad_fn: no input "
+               "of the ops that made it requires grad, or it was made under NoGradGuard",
+               i, t.str());
+  return e;
+}
+
+}  // namespace
+
+void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
+              bool retain_graph) {
+  Run r;
+  r.retain_graph = retain_graph;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    r.roots.push_back(root_edge(outputs[i], i));
+    r.root_grads.push_back(root_gradient(outputs[i], i < grads.size() ? grads[i] : Tensor(), i));
+  }
+  run(r);
+}
+
+std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, bool retain_graph,
+                         bool allow_unused) {
+  Run r;
+  r.retain_graph = retain_graph;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    r.roots.push_back(root_edge(outputs[i], i));
+    r.root_grads.push_back(
+        root_gradient(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(), i));
+  }
+  std::vector<Tensor> result(inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Edge e = gradient_edge(inputs[i]);
+    PLEXUS_CHECK(e.valid(), ErrorCode::InvalidArgument,
+                 "grad: input {} ({}) does not require grad", i, inputs[i].str());
+    r.capture.emplace(e.fn.get(), i);
+  }
+  r.captured = &result;
+  run(r);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    PLEXUS_CHECK(result[i].defined() || allow_unused, ErrorCode::InvalidArgument,
+                 "grad: input {} ({}) is not part of the graph of the outputs; pass "
+                 "allow_unused=true to get an undefined gradient instead",
+                 i, inputs[i].str());
+    if (result[i].defined()) result[i] = conform(result[i], InputInfo::of(inputs[i]), *r.roots[0].fn);
+  }
+  return result;
+}
+
+}  // namespace plexus::autograd

@@ -1,0 +1,163 @@
+// The autograd engine and the Tensor API around it: leaves and grad_fn,
+// accumulation, hooks, grad mode, autograd::grad, retain_graph, in-place
+// checks, and each bad input's error.
+#include <catch2/catch.hpp>
+
+#include "autograd/random.h"
+#include "plexus/autograd.h"
+#include "plexus/ops.h"
+
+using namespace plexus;
+using Catch::Contains;
+using plexus::testing::leaf;
+
+namespace {
+std::vector<int64_t> sizes_of(const Tensor& t) {
+  return {t.sizes().begin(), t.sizes().end()};
+}
+std::vector<double> values(const Tensor& t) {
+  return t.to(DType::F64).tolist<double>();
+}
+}  // namespace
+
+TEST_CASE("a small network's gradients, leaves and grad_fn names", "[engine]") {
+  Tensor x = leaf({5, 3}, 1), w = leaf({4, 3}, 2), b = leaf({4}, 3), y = leaf({5, 4}, 4);
+  y.requires_grad_(false);
+  CHECK(w.is_leaf());
+  CHECK(w.grad_fn() == nullptr);
+  Tensor h = relu(linear(x, w, b));
+  CHECK_FALSE(h.is_leaf());
+  CHECK(h.requires_grad());
+  REQUIRE(h.grad_fn() != nullptr);
+  CHECK(h.grad_fn()->name() == "ReluBackward");
+  Tensor loss = mse_loss(h, y);
+  CHECK(loss.grad_fn()->name() == "MeanBackward");
+  loss.backward();
+  REQUIRE(w.grad().defined());
+  CHECK(sizes_of(w.grad()) == std::vector<int64_t>{4, 3});
+  CHECK(sizes_of(b.grad()) == std::vector<int64_t>{4});
+  CHECK_FALSE(y.grad().defined());
+  // The same gradient as autograd::grad gives, and as a second graph adds.
+  std::vector<Tensor> g = autograd::grad({mse_loss(relu(linear(x, w, b)), y)}, {w});
+  CHECK(values(g[0]) == values(w.grad()));
+  mse_loss(relu(linear(x, w, b)), y).backward();
+  std::vector<double> twice = values(w.grad()), once = values(g[0]);
+  for (size_t i = 0; i < once.size(); ++i) CHECK(twice[i] == Approx(2 * once[i]));
+}
+
+TEST_CASE("a tensor used twice accumulates both gradients", "[engine]") {
+  Tensor x = leaf({3}, 5);
+  Tensor y = add(mul(x, x), x);  // dy/dx = 2x + 1
+  y.sum().backward();
+  std::vector<double> xs = values(x.detach()), g = values(x.grad());
+  for (size_t i = 0; i < xs.size(); ++i) CHECK(g[i] == Approx(2 * xs[i] + 1));
+  x.set_grad({});
+  CHECK_FALSE(x.grad().defined());
+}
+
+TEST_CASE("no-grad and enable-grad guards are per thread and nest", "[engine]") {
+  Tensor x = leaf({2}, 6);
+  {
+    NoGradGuard off;
+    CHECK_FALSE(autograd::is_grad_enabled());
+    Tensor y = mul(x, 2.0);
+    CHECK_FALSE(y.requires_grad());
+    {
+      EnableGradGuard on;
+      CHECK(mul(x, 2.0).requires_grad());
+    }
+    CHECK_FALSE(x.unsqueeze(0).requires_grad());
+  }
+  CHECK(autograd::is_grad_enabled());
+  CHECK(mul(x, 2.0).requires_grad());
+  // Results of comparisons and of detach() never require grad.
+  CHECK_FALSE(gt(x, 0.0).requires_grad());
+  CHECK_FALSE(x.detach().requires_grad());
+}
+
+TEST_CASE("hooks see and may replace a gradient", "[engine]") {
+  Tensor x = leaf({3}, 7);
+  Tensor y = mul(x, 3.0);
+  std::vector<double> seen;
+  y.register_hook([&](const Tensor& g) {
+    seen = values(g);
+    return Tensor();
+  });
+  x.register_hook([](const Tensor& g) { return mul(g, 10.0); });
+  y.sum().backward();
+  CHECK(seen == std::vector<double>{1, 1, 1});
+  CHECK(values(x.grad()) == std::vector<double>{30, 30, 30});
+}
+
+TEST_CASE("retain_graph keeps the graph for a second backward", "[engine]") {
+  Tensor x = leaf({2}, 8);
+  Tensor y = exp(x).sum();
+  y.backward({}, true);
+  y.backward();
+  std::vector<double> e = values(exp(x.detach())), g = values(x.grad());
+  for (size_t i = 0; i < e.size(); ++i) CHECK(g[i] == Approx(2 * e[i]));
+  CHECK_THROWS_WITH(y.backward(), Contains("second time") && Contains("retain_graph"));
+}
+
+TEST_CASE("gradients reach float32 leaves through float64 ops and back", "[engine]") {
+  Tensor x = leaf({3}, 9).detach().to(DType::F32).requires_grad_();
+  Tensor y = mul(x.to(DType::F64), 2.0).sum();
+  y.backward();
+  REQUIRE(x.grad().defined());
+  CHECK(x.grad().dtype() == DType::F32);
+  CHECK(values(x.grad()) == std::vector<double>{2, 2, 2});
+}
+
+TEST_CASE("in-place ops: version checks, leaves and rebasing", "[engine][inplace]") {
+  SECTION("a saved input modified in place fails backward, naming both ops") {
+    Tensor a = leaf({3}, 10);
+    Tensor b = mul(a, 1.0);
+    Tensor c = mul(b, b);  // saves b
+    b.add_(ones({3}, TensorOptions(DType::F64)));
+    CHECK_THROWS_WITH(c.sum().backward(), Contains("MulBackward") && Contains("add_.Tensor") &&
+                                              Contains("modified by an in-place op"));
+  }
+  SECTION("an in-place op on a leaf that requires grad is refused") {
+    Tensor a = leaf({3}, 11);
+    CHECK_THROWS_WITH(a.add_(ones({3}, TensorOptions(DType::F64))),
+                      Contains("leaf tensor that requires grad"));
+    NoGradGuard off;
+    a.add_(ones({3}, TensorOptions(DType::F64)));  // the optimizer's way
+  }
+  SECTION("an in-place op on a non-leaf is recorded") {
+    Tensor a = leaf({3}, 12);
+    Tensor b = mul(a, 2.0);
+    b.add_(ones({3}, TensorOptions(DType::F64)));
+    exp_(b);
+    CHECK(b.grad_fn()->name() == "ExpBackward");
+    b.sum().backward();
+    std::vector<double> av = values(a.detach()), g = values(a.grad());
+    for (size_t i = 0; i < av.size(); ++i) CHECK(g[i] == Approx(2 * std::exp(2 * av[i] + 1)));
+  }
+  SECTION("an in-place op that needs its input's old value is refused") {
+    Tensor a = leaf({3}, 13);
+    Tensor b = mul(a, 2.0);
+    CHECK_THROWS_WITH(b.mul_(b), Contains("out-of-place form"));
+  }
+}
+
+TEST_CASE("bad input gets a clear error", "[engine][errors]") {
+  Tensor x = leaf({3}, 14);
+  Tensor ints = ones({3}, TensorOptions(DType::I64));
+  CHECK_THROWS_WITH(ints.requires_grad_(), Contains("only floating tensors") && Contains("int64"));
+  CHECK_THROWS_WITH(mul(x, 2.0).backward(), Contains("3 elements") && Contains("[3]"));
+  CHECK_THROWS_WITH(mul(x, 2.0).backward(ones({2}, TensorOptions(DType::F64))),
+                    Contains("shape [2]") && Contains("expected [3]"));
+  CHECK_THROWS_WITH(mul(x, 2.0).backward(ones({3}, TensorOptions(DType::F32))),
+                    Contains("float32") && Contains("expected float64"));
+  Tensor plain = ones({3}, TensorOptions(DType::F64));
+  CHECK_THROWS_WITH(plain.sum().backward(), Contains("does not require grad"));
+  Tensor other = leaf({3}, 15);
+  CHECK_THROWS_WITH(autograd::grad({mul(x, 2.0).sum()}, {other}),
+                    Contains("not part of the graph"));
+  CHECK(!autograd::grad({mul(x, 2.0).sum()}, {other}, {}, false, true)[0].defined());
+  CHECK_THROWS_WITH(autograd::grad({mul(x, 2.0).sum()}, {plain}), Contains("does not require grad"));
+  Tensor out = empty({3}, TensorOptions(DType::F64));
+  CHECK_THROWS_WITH(mul_out(out, x, x), Contains("out= calls don't record gradients"));
+  CHECK_THROWS_WITH(mul(x, 2.0).requires_grad_(false), Contains("detach()"));
+}
