@@ -2,7 +2,8 @@
 # Set-up for a fresh Debian 12 machine (root, or a user with sudo): installs the
 # Debian packages plexus needs that are missing, builds, and runs a job.
 #   ./setup.sh main   install, build, run the main job (the device table, then
-#                     examples/mlp on the device examples/plexus.toml picks)
+#                     examples/train, the seed's training program, on the device
+#                     examples/plexus.toml picks)
 #   ./setup.sh test   install, build, run the whole test suite (what CI runs)
 # Safe to run again: installed packages are skipped and the build is incremental.
 set -euo pipefail
@@ -48,9 +49,9 @@ export CCACHE_BASEDIR="$PWD"
 cmake --preset default >/dev/null
 case "$job" in
   main)
-    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-mlp
+    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-train
     ./build/bin/plexus devices
-    ./build/bin/plexus-example-mlp --config examples/plexus.toml
+    ./build/bin/plexus-example-train --config examples/plexus.toml
     ;;
   test)
     cmake --build --preset default

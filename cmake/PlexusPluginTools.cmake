@@ -97,8 +97,12 @@ function(plexus_add_plugin)
   elseif(arch STREQUAL "arm64")
     set(arch "aarch64")
   endif()
+  # Written beside the library when the library is built (not at configure
+  # time), so a plugin that was not built leaves no manifest that would make
+  # it look broken to the loader.
   set(manifest "${out_dir}/${arg_NAME}.json")
-  file(GENERATE OUTPUT "${manifest}" CONTENT "{
+  set(staged "${CMAKE_CURRENT_BINARY_DIR}/${target}.manifest.json")
+  file(GENERATE OUTPUT "${staged}" CONTENT "{
   \"name\": \"${arg_NAME}\",
   \"library\": \"$<TARGET_FILE_NAME:${target}>\",
   \"abi_version\": \"${abi}\",
@@ -106,6 +110,9 @@ function(plexus_add_plugin)
   \"arch\": \"${arch}\"
 }
 ")
+  add_custom_command(TARGET ${target} POST_BUILD
+    COMMAND ${CMAKE_COMMAND} -E copy_if_different "${staged}" "${manifest}" VERBATIM)
+  set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${staged}")
   set_property(TARGET ${target} PROPERTY PLEXUS_PLUGIN_MANIFEST "${manifest}")
 
   if(arg_INSTALL)

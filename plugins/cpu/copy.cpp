@@ -266,7 +266,9 @@ void copy_transposed(D* d, const stored_t<S>* s, const Layout& l, int32_t a, int
   int64_t bi = (p.na + kBlock - 1) / kBlock, bj = (p.nb + kBlock - 1) / kBlock;
   int64_t items = l.numel / (p.na * p.nb) * bi * bj;
   bool stream = kHasSimdTile<D, S> && l.numel * static_cast<int64_t>(sizeof(D)) >= kStreamBytes;
-  parallel_for(items, kBlock * kBlock, [&](int64_t begin, int64_t end) {
+  // Cost per item: the elements it copies on average (a block is often smaller
+  // than kBlock^2: small transposes stay on the calling thread).
+  parallel_for(items, std::max<int64_t>(1, l.numel / items), [&](int64_t begin, int64_t end) {
     for (int64_t item = begin; item < end; ++item) {
       int64_t i0 = item % bi * kBlock, j0 = item / bi % bj * kBlock, rest = item / (bi * bj);
       int64_t doff = 0, soff = 0;

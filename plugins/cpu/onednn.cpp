@@ -1,6 +1,8 @@
 // The cpu plugin's oneDNN glue (see onednn.h).
 #include "onednn.h"
 
+#include <omp.h>
+
 #include <immintrin.h>
 
 #include <algorithm>
@@ -96,7 +98,39 @@ dnnl::primitive_attr attr() {
   return a;
 }
 
+namespace {
+// Below this many bytes of operands a primitive runs on the calling thread:
+// waking OpenMP's other threads costs more than such work, and when another
+// process holds the other cores a parallel region waits a scheduler time
+// slice (milliseconds) for them. Small models' ops are all this small.
+constexpr size_t kSerialBytes = 128 * 1024;
+
+// One OpenMP thread for the calling thread while alive (nthreads-var is per
+// thread).
+class SerialScope {
+ public:
+  explicit SerialScope(bool on) : prev_(on ? omp_get_max_threads() : 0) {
+    if (prev_ > 1) omp_set_num_threads(1);
+  }
+  ~SerialScope() {
+    if (prev_ > 1) omp_set_num_threads(prev_);
+  }
+  SerialScope(const SerialScope&) = delete;
+  SerialScope& operator=(const SerialScope&) = delete;
+
+ private:
+  int prev_;
+};
+
+size_t operand_bytes(const std::unordered_map<int, dnnl::memory>& args) {
+  size_t n = 0;
+  for (const auto& [id, m] : args) n += m.get_desc().get_size();
+  return n;
+}
+}  // namespace
+
 void execute(const dnnl::primitive& p, const std::unordered_map<int, dnnl::memory>& args) {
+  SerialScope serial(operand_bytes(args) < kSerialBytes);
   const dnnl_memory_desc_t* md =
       dnnl_primitive_desc_query_md(p.get_primitive_desc(), dnnl_query_scratchpad_md, 0);
   size_t need = md ? dnnl_memory_desc_get_size(md) : 0;

@@ -1,0 +1,118 @@
+// Neural-network modules with PyTorch's dotted parameter names ("fc1.weight"),
+// so state dicts move between plexus and PyTorch as safetensors files.
+//
+//   struct Net : nn::Module {
+//     std::shared_ptr<nn::Linear> fc1;
+//     explicit Net(Generator& gen)
+//         : fc1(register_module("fc1", nn::make<nn::Linear>(10, 64, gen))) {}
+//     Tensor forward(const Tensor& x) override { return fc1->forward(x); }
+//   };
+#pragma once
+
+#include <filesystem>
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "plexus/random.h"
+#include "plexus/tensor.h"
+
+namespace plexus::nn {
+
+class Module {
+ public:
+  virtual ~Module() = default;
+  Module() = default;
+  Module(const Module&) = delete;
+  Module& operator=(const Module&) = delete;
+
+  virtual Tensor forward(const Tensor& input) = 0;
+  Tensor operator()(const Tensor& input) { return forward(input); }
+
+  // Parameters of this module and its submodules, in registration order,
+  // named by dotted path ("fc1.weight").
+  std::vector<std::pair<std::string, Tensor>> named_parameters() const;
+  std::vector<Tensor> parameters() const;
+  // Clears every parameter's gradient (set_to_none), or fills it with zeros.
+  void zero_grad(bool set_to_none = true);
+  // Moves or converts every parameter; they stay leaves that require grad.
+  Module& to(Device device);
+  Module& to(DType dtype);
+  Module& train(bool on = true);
+  Module& eval() { return train(false); }
+  bool is_training() const { return training_; }
+  // "fc1" for a registered submodule, "" for the root.
+  const std::string& path() const { return path_; }
+
+  // Parameters by dotted name, detached (PyTorch's state_dict).
+  std::map<std::string, Tensor> state_dict() const;
+  // Copies values into the parameters, converting dtype and device. Strict:
+  // missing and unexpected keys are errors. Mis-shaped values always are.
+  // Nothing is changed unless every check passes.
+  void load_state_dict(const std::map<std::string, Tensor>& state, bool strict = true);
+  void save(const std::filesystem::path& file) const;  // safetensors
+  void load(const std::filesystem::path& file, bool strict = true);
+
+ protected:
+  // `slot` must live as long as the module (a member): to() replaces it.
+  void register_parameter(const std::string& name, Tensor* slot);
+  template <typename M>
+  std::shared_ptr<M> register_module(const std::string& name, std::shared_ptr<M> m) {
+    adopt(name, m);
+    return m;
+  }
+
+ private:
+  void adopt(const std::string& name, const std::shared_ptr<Module>& child);
+  void set_path(const std::string& path);
+  void collect(const std::string& prefix, std::vector<std::pair<std::string, Tensor*>>& out) const;
+  std::vector<std::pair<std::string, Tensor*>> params_;
+  std::vector<std::pair<std::string, std::shared_ptr<Module>>> children_;
+  std::string path_;
+  bool training_ = true;
+};
+
+// y = x W^T + b, with PyTorch's default initialisation: weight and bias
+// uniform in +-1/sqrt(in_features).
+class Linear : public Module {
+ public:
+  Linear(int64_t in_features, int64_t out_features, Generator& gen, bool bias = true,
+         TensorOptions options = {});
+  Tensor forward(const Tensor& input) override;
+  Tensor weight, bias;
+  int64_t in_features, out_features;
+};
+
+class ReLU : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+};
+
+// Runs its modules in order; they are named "0", "1", ...
+class Sequential : public Module {
+ public:
+  Sequential& add(std::shared_ptr<Module> m);
+  Tensor forward(const Tensor& input) override;
+
+ private:
+  std::vector<std::shared_ptr<Module>> modules_;
+};
+
+// Mean squared error: reduction "mean", "sum" or "none".
+class MSELoss {
+ public:
+  explicit MSELoss(std::string reduction = "mean");
+  Tensor operator()(const Tensor& input, const Tensor& target) const;
+
+ private:
+  int64_t reduction_;
+};
+
+template <typename M, typename... Args>
+std::shared_ptr<M> make(Args&&... args) {
+  return std::make_shared<M>(std::forward<Args>(args)...);
+}
+
+}  // namespace plexus::nn

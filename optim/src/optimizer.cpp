@@ -1,0 +1,137 @@
+// Optimizer, SGD, Adam and AdamW: PyTorch's single-tensor update formulas.
+#include "plexus/optim.h"
+
+#include <cmath>
+#include <set>
+
+#include "plexus/autograd.h"
+#include "plexus/error.h"
+#include "plexus/factories.h"
+#include "plexus/ops.h"
+
+namespace plexus::optim {
+
+Optimizer::Optimizer(NamedParameters params) : params_(std::move(params)) {
+  std::set<std::string> names;
+  for (const auto& [name, p] : params_) {
+    PLEXUS_CHECK(p.defined() && is_floating(p.dtype()), ErrorCode::InvalidArgument,
+                 "optimizer: parameter '{}' must be a floating tensor, got {}", name,
+                 p.defined() ? p.str() : "undefined");
+    PLEXUS_CHECK(p.is_leaf() && p.requires_grad(), ErrorCode::InvalidArgument,
+                 "optimizer: parameter '{}' must be a leaf that requires grad", name);
+    PLEXUS_CHECK(names.insert(name).second, ErrorCode::InvalidArgument,
+                 "optimizer: parameter name '{}' appears twice", name);
+  }
+}
+
+void Optimizer::zero_grad(bool set_to_none) {
+  NoGradGuard no_grad;
+  for (const auto& [name, p] : params_) {
+    if (set_to_none || !p.grad().defined()) p.set_grad({});
+    else p.grad().zero_();
+  }
+}
+
+std::map<std::string, Tensor> Optimizer::state_dict() const {
+  std::map<std::string, Tensor> out;
+  for (const auto& [key, t] : state_) out.emplace(key, t.detach());
+  return out;
+}
+
+Tensor& Optimizer::state(const std::string& name, const std::string& key) {
+  return state_[name + "." + key];
+}
+
+namespace {
+void check_rate(const char* what, double lr) {
+  PLEXUS_CHECK(lr >= 0, ErrorCode::InvalidArgument, "{}: learning rate must not be negative, got {}",
+               what, lr);
+}
+Tensor scalar_like(double v, const Tensor& p) {
+  return full({}, v, {p.dtype(), p.device()});
+}
+}  // namespace
+
+SGD::SGD(NamedParameters params, SGDOptions o) : Optimizer(std::move(params)), o_(o) {
+  check_rate("SGD", o.lr);
+  PLEXUS_CHECK(o.momentum >= 0 && o.weight_decay >= 0, ErrorCode::InvalidArgument,
+               "SGD: momentum {} and weight_decay {} must not be negative", o.momentum,
+               o.weight_decay);
+  PLEXUS_CHECK(!o.nesterov || (o.momentum > 0 && o.dampening == 0), ErrorCode::InvalidArgument,
+               "SGD: nesterov needs momentum > 0 and dampening 0");
+}
+
+void SGD::step() {
+  NoGradGuard no_grad;
+  for (const auto& [name, p] : params_) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    if (o_.weight_decay != 0) g = add(g, p, o_.weight_decay);
+    if (o_.momentum != 0) {
+      Tensor& buf = state(name, "momentum_buffer");
+      if (!buf.defined()) {
+        buf = g.clone();
+      } else {
+        buf.mul_(scalar_like(o_.momentum, buf));
+        buf.add_(g, 1 - o_.dampening);
+      }
+      g = o_.nesterov ? add(g, buf, o_.momentum) : buf;
+    }
+    p.add_(g, -o_.lr);
+  }
+}
+
+Adam::Adam(NamedParameters params, AdamOptions o) : Optimizer(std::move(params)), o_(o) {
+  check_rate("Adam", o.lr);
+  PLEXUS_CHECK(o.beta1 >= 0 && o.beta1 < 1 && o.beta2 >= 0 && o.beta2 < 1,
+               ErrorCode::InvalidArgument, "Adam: betas must be in [0, 1), got ({}, {})",
+               o.beta1, o.beta2);
+  PLEXUS_CHECK(o.eps >= 0 && o.weight_decay >= 0, ErrorCode::InvalidArgument,
+               "Adam: eps {} and weight_decay {} must not be negative", o.eps, o.weight_decay);
+}
+
+int64_t Adam::steps(const std::string& name) const {
+  auto it = step_.find(name);
+  return it == step_.end() ? 0 : it->second;
+}
+
+void Adam::step() {
+  NoGradGuard no_grad;
+  for (const auto& [name, p] : params_) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    int64_t step = ++step_[name];
+    if (o_.weight_decay != 0) {
+      if (o_.decoupled_weight_decay) p.mul_(scalar_like(1 - o_.lr * o_.weight_decay, p));
+      else g = add(g, p, o_.weight_decay);
+    }
+    Tensor& m = state(name, "exp_avg");
+    Tensor& v = state(name, "exp_avg_sq");
+    if (!m.defined()) {
+      m = zeros(p.sizes(), {p.dtype(), p.device()});
+      v = zeros(p.sizes(), {p.dtype(), p.device()});
+    }
+    m.lerp_(g, 1 - o_.beta1);
+    v.mul_(scalar_like(o_.beta2, v));
+    v.addcmul_(g, g, 1 - o_.beta2);
+    const double bc1 = 1 - std::pow(o_.beta1, static_cast<double>(step));
+    const double bc2 = 1 - std::pow(o_.beta2, static_cast<double>(step));
+    const double step_size = o_.lr / bc1;
+    Tensor second = v;
+    if (o_.amsgrad) {
+      Tensor& vmax = state(name, "max_exp_avg_sq");
+      vmax = vmax.defined() ? maximum(vmax, v) : v.clone();
+      second = vmax;
+    }
+    Tensor denom = add(div(sqrt(second), std::sqrt(bc2)), o_.eps);
+    p.addcdiv_(m, denom, -step_size);
+  }
+}
+
+AdamW::AdamW(NamedParameters params, AdamOptions o)
+    : Adam(std::move(params), [&] {
+        o.decoupled_weight_decay = true;
+        return o;
+      }()) {}
+
+}  // namespace plexus::optim

@@ -1,0 +1,119 @@
+// nn: modules, their parameter names, initialisation, moves, state dicts.
+#include <catch2/catch.hpp>
+#include <cmath>
+#include <filesystem>
+
+#include "plexus/autograd.h"
+#include "plexus/nn.h"
+#include "plexus/ops.h"
+
+using namespace plexus;
+using Catch::Contains;
+
+namespace {
+struct Net : nn::Module {
+  explicit Net(Generator& gen)
+      : fc1(register_module("fc1", nn::make<nn::Linear>(3, 4, gen))),
+        body(register_module("body", nn::make<nn::Sequential>())) {
+    body->add(nn::make<nn::ReLU>()).add(nn::make<nn::Linear>(4, 2, gen, false));
+  }
+  Tensor forward(const Tensor& x) override { return body->forward(fc1->forward(x)); }
+  std::shared_ptr<nn::Linear> fc1;
+  std::shared_ptr<nn::Sequential> body;
+};
+
+std::vector<std::string> names(const nn::Module& m) {
+  std::vector<std::string> out;
+  for (auto& [n, t] : m.named_parameters()) out.push_back(n);
+  return out;
+}
+}  // namespace
+
+TEST_CASE("parameters have PyTorch's dotted names, in registration order", "[nn]") {
+  Generator gen(1);
+  Net net(gen);
+  CHECK(names(net) == std::vector<std::string>{"fc1.weight", "fc1.bias", "body.1.weight"});
+  for (const Tensor& p : net.parameters()) {
+    CHECK(p.requires_grad());
+    CHECK(p.is_leaf());
+  }
+  CHECK(net.body->path() == "body");
+}
+
+TEST_CASE("Linear's default initialisation is uniform in +-1/sqrt(in_features), seeded",
+          "[nn]") {
+  Generator a(7), b(7), c(8);
+  nn::Linear l1(100, 50, a), l2(100, 50, b), l3(100, 50, c);
+  std::vector<float> w = l1.weight.tolist<float>();
+  const double bound = 0.1;
+  double lo = 1, hi = -1;
+  for (float v : w) lo = std::min(lo, double(v)), hi = std::max(hi, double(v));
+  CHECK(lo >= -bound);
+  CHECK(hi <= bound);
+  CHECK(hi - lo > 1.9 * bound);  // it spans the range
+  CHECK(w == l2.weight.tolist<float>());
+  CHECK(w != l3.weight.tolist<float>());
+}
+
+TEST_CASE("a Linear given the wrong number of features names the module and both sizes",
+          "[nn]") {
+  Generator gen(2);
+  Net net(gen);
+  CHECK_THROWS_WITH(net.forward(ones({5, 7})),
+                    Contains("fc1 (Linear(3, 4))") && Contains("7 features") &&
+                        Contains("expected 3"));
+}
+
+TEST_CASE("backward through a module fills every parameter's grad; zero_grad clears them",
+          "[nn]") {
+  Generator gen(3);
+  Net net(gen);
+  mse_loss(net.forward(ones({5, 3})), zeros({5, 2})).backward();
+  for (auto& [n, p] : net.named_parameters()) {
+    INFO(n);
+    CHECK(p.grad().defined());
+  }
+  net.zero_grad(false);
+  for (const Tensor& p : net.parameters()) CHECK(sum(abs(p.grad())).item<float>() == 0);
+  net.zero_grad();
+  for (const Tensor& p : net.parameters()) CHECK_FALSE(p.grad().defined());
+}
+
+TEST_CASE("to(dtype) converts parameters, which stay leaves that require grad", "[nn]") {
+  Generator gen(4);
+  Net net(gen);
+  std::vector<float> before = net.fc1->weight.tolist<float>();
+  net.to(DType::F64);
+  CHECK(net.fc1->weight.dtype() == DType::F64);
+  CHECK(net.fc1->weight.requires_grad());
+  CHECK(net.fc1->weight.is_leaf());
+  std::vector<double> after = net.fc1->weight.tolist<double>();
+  for (size_t i = 0; i < before.size(); ++i) CHECK(after[i] == double(before[i]));
+  CHECK(net.forward(ones({2, 3}, TensorOptions(DType::F64))).dtype() == DType::F64);
+}
+
+TEST_CASE("state dicts round-trip through safetensors; bad ones change nothing", "[nn]") {
+  Generator g1(5), g2(6);
+  Net a(g1), b(g2);
+  auto file = std::filesystem::temp_directory_path() / "plexus-test-module.safetensors";
+  a.save(file);
+  b.load(file);
+  for (auto& [name, t] : a.state_dict()) CHECK(t.tolist<float>() == b.state_dict()[name].tolist<float>());
+
+  Generator g3(9);
+  Net c(g3);
+  std::vector<float> kept = c.fc1->weight.tolist<float>();
+  std::map<std::string, Tensor> bad = a.state_dict();
+  bad.erase("fc1.bias");
+  bad["extra"] = ones({1});
+  bad["body.1.weight"] = ones({3, 3});
+  CHECK_THROWS_WITH(c.load_state_dict(bad), Contains("missing keys [fc1.bias]") &&
+                                                Contains("unexpected keys [extra]") &&
+                                                Contains("body.1.weight (file [3, 3], model [2, 4])"));
+  CHECK(c.fc1->weight.tolist<float>() == kept);
+  // Not strict: missing and unexpected keys are fine, mis-shaped ones are not.
+  bad.erase("body.1.weight");
+  c.load_state_dict(bad, false);
+  CHECK(c.fc1->weight.tolist<float>() == a.fc1->weight.tolist<float>());
+  std::filesystem::remove(file);
+}
