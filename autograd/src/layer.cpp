@@ -27,7 +27,7 @@ class RuleNode final : public Node {
            name());
     std::vector<Tensor> by_arg(needs_.size());
     BackwardContext c(*this, saved_, saved_result_ ? &*saved_result_ : nullptr, grad, by_arg,
-                      needs_);
+                      needs_, sizes_);
     rule_.backward(c);
     std::vector<Tensor> out(next_.size());
     for (size_t e = 0; e < next_.size(); ++e) {
@@ -44,8 +44,12 @@ class RuleNode final : public Node {
 
   // Argument i of the call requires grad: an edge to where its gradient goes.
   void add_input(size_t i, const Tensor& t) {
-    if (needs_.size() <= i) needs_.resize(i + 1, false);
+    if (needs_.size() <= i) {
+      needs_.resize(i + 1, false);
+      sizes_.resize(i + 1);
+    }
     needs_[i] = true;
+    sizes_[i].assign(t.sizes().begin(), t.sizes().end());
     next_.push_back(gradient_edge(t));
     arg_of_edge_.push_back(i);
     inputs_.push_back(InputInfo::of(t));
@@ -57,6 +61,7 @@ class RuleNode final : public Node {
   SavedArgs saved_;
   std::optional<SavedTensor> saved_result_;
   std::vector<bool> needs_;
+  std::vector<Shape> sizes_;  // by argument, for those that require grad
   std::vector<size_t> arg_of_edge_;
   std::vector<InputInfo> inputs_;
   bool released_ = false;
@@ -247,6 +252,8 @@ const Rule* find_rule(const Operator& op) {
     add_softmax_rules(t);
     add_copy_rules(t);
     add_compare_rules(t);
+    add_layer_norm_rules(t);
+    add_embedding_rules(t);
     std::unordered_map<std::string_view, Rule> m;
     for (const Rule& r : t) m.emplace(r.op, r);
     return m;

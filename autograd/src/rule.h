@@ -53,8 +53,10 @@ inline constexpr uint32_t arg(int i) {
 class BackwardContext {
  public:
   BackwardContext(const Node& node, const SavedArgs& saved, const SavedTensor* result,
-                  const Tensor& grad, std::vector<Tensor>& out, const std::vector<bool>& needs)
-      : node_(node), saved_(saved), result_(result), grad_(grad), out_(out), needs_(needs) {}
+                  const Tensor& grad, std::vector<Tensor>& out, const std::vector<bool>& needs,
+                  const std::vector<Shape>& sizes)
+      : node_(node), saved_(saved), result_(result), grad_(grad), out_(out), needs_(needs),
+        sizes_(sizes) {}
 
   const Tensor& grad() const { return grad_; }
   // Saved tensor argument i (checked against in-place writes since).
@@ -68,6 +70,8 @@ class BackwardContext {
   std::optional<std::vector<int64_t>> int_list(size_t i) const;
   bool boolean(size_t i) const;
   double real(size_t i) const;
+  // The sizes of tensor argument i, which requires grad (saved or not).
+  IntArrayRef input_sizes(size_t i) const { return sizes_.at(i); }
   // Whether argument i requires a gradient.
   bool needs(size_t i) const { return i < needs_.size() && needs_[i]; }
   void set(size_t i, Tensor g) { out_[i] = std::move(g); }
@@ -81,6 +85,7 @@ class BackwardContext {
   const Tensor& grad_;
   std::vector<Tensor>& out_;
   const std::vector<bool>& needs_;
+  const std::vector<Shape>& sizes_;
 };
 
 // Rules by op name. find() also maps an in-place op ("mul_.Tensor") to its
@@ -97,5 +102,7 @@ void add_matmul_rules(RuleTable& t);
 void add_softmax_rules(RuleTable& t);
 void add_copy_rules(RuleTable& t);
 void add_compare_rules(RuleTable& t);
+void add_layer_norm_rules(RuleTable& t);
+void add_embedding_rules(RuleTable& t);
 
 }  // namespace plexus::autograd

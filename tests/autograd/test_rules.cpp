@@ -145,3 +145,21 @@ TEST_CASE("gradcheck reports a wrong gradient, naming the input and element", "[
   CHECK_THROWS_WITH(gradcheck([](const Inputs& v) { return v[0]; }, {ints}),
                     Catch::Contains("no input requires grad"));
 }
+
+TEST_CASE("layer_norm rule, with and without weight and bias", "[rules]") {
+  Tensor x = leaf({3, 2, 4}, 27), w = leaf({2, 4}, 28), b = leaf({2, 4}, 29);
+  CHECK(gradcheck([](const Inputs& v) { return layer_norm(v[0], {4}); }, {x}));
+  CHECK(gradcheck([](const Inputs& v) { return layer_norm(v[0], {2, 4}, v[1], v[2], 1e-3); },
+                  {x, w, b}));
+}
+
+TEST_CASE("embedding rule: repeated indices add up, the padding row gets nothing", "[rules]") {
+  Tensor weight = leaf({5, 3}, 30);
+  Tensor idx = tensor<int64_t>({1, 3, 1, 4, 0, 1}, {2, 3});
+  CHECK(gradcheck([idx](const Inputs& v) { return embedding(v[0], idx); }, {weight}));
+  embedding(weight, idx, 4).sum().backward();
+  std::vector<double> g = weight.grad().tolist<double>();
+  CHECK(g[1 * 3] == 3);  // row 1 was picked three times
+  CHECK(g[2 * 3] == 0);  // row 2 never
+  CHECK(g[4 * 3] == 0);  // row 4 is the padding row
+}
