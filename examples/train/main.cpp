@@ -23,6 +23,7 @@
 #include <vector>
 
 #include "curves.h"
+#include "simple_nn.h"
 #include "plexus/autograd.h"
 #include "plexus/data.h"
 #include "plexus/nn.h"
@@ -42,21 +43,6 @@ struct Args {
   int64_t batch = 32;
   uint64_t seed = 42;
   std::string out;  // empty: the temporary directory
-};
-
-// SimpleNN of the seed program, with its parameter names (fc1.weight, ...).
-class SimpleNN : public nn::Module {
- public:
-  SimpleNN(Generator& gen, Device device)
-      : fc1(register_module("fc1", nn::make<nn::Linear>(10, 64, gen))),
-        fc2(register_module("fc2", nn::make<nn::Linear>(64, 32, gen))),
-        fc3(register_module("fc3", nn::make<nn::Linear>(32, 1, gen))) {
-    to(device);
-  }
-  Tensor forward(const Tensor& x) override {
-    return fc3->forward(relu(fc2->forward(relu(fc1->forward(x)))));
-  }
-  std::shared_ptr<nn::Linear> fc1, fc2, fc3;
 };
 
 struct Data {
@@ -82,7 +68,7 @@ struct EpochLosses {
 
 // One epoch of mini-batch Adam over (x, y) in a shuffled order; returns the
 // mean training loss (each batch weighted by its size).
-double train_epoch(SimpleNN& model, optim::Adam& opt, const Tensor& x, const Tensor& y,
+double train_epoch(train::SimpleNN& model, optim::Adam& opt, const Tensor& x, const Tensor& y,
                    int64_t batch, Generator& gen) {
   const int64_t n = x.size(0);
   data::Indices order = randperm(n, gen);
@@ -100,7 +86,7 @@ double train_epoch(SimpleNN& model, optim::Adam& opt, const Tensor& x, const Ten
   return total.item<double>() / static_cast<double>(n);
 }
 
-double evaluate(SimpleNN& model, const Tensor& x, const Tensor& y) {
+double evaluate(train::SimpleNN& model, const Tensor& x, const Tensor& y) {
   NoGradGuard no_grad;
   return mse_loss(model(x), y).item<double>();
 }
@@ -132,7 +118,7 @@ int run(const Args& a) {
     Tensor xt = data::take_rows(d.x_train, folds[k].train), yt = data::take_rows(d.y_train, folds[k].train);
     Tensor xv = data::take_rows(d.x_train, folds[k].validation),
            yv = data::take_rows(d.y_train, folds[k].validation);
-    SimpleNN model(gen, device);
+    train::SimpleNN model(gen, device);
     optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
     for (int e = 0; e < a.epochs; ++e) {
       double train = train_epoch(model, opt, xt, yt, a.batch, gen);
@@ -147,7 +133,7 @@ int run(const Args& a) {
                               evaluate(model, xv, yv)));
   }
   // The final model: the whole training set, then the held-out test set.
-  SimpleNN model(gen, device);
+  train::SimpleNN model(gen, device);
   optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
   for (int e = 0; e < a.epochs; ++e) {
     train_epoch(model, opt, d.x_train, d.y_train, a.batch, gen);

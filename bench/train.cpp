@@ -1,0 +1,175 @@
+// plexus-bench-train: the seed model's training step and autograd's costs,
+// with libtorch 1.13 as a peer in the same run when it is installed.
+//
+//   plexus-bench-train [--steps N]
+//
+// Rows (best of 7 runs; a run is `steps` calls):
+//   step_b32, step_b800   one training step of SimpleNN 10-64-32-1 (forward,
+//                         MSE loss, zero_grad, backward, Adam) at batch 32 / 800
+//   record_1elem          a 1-element mul whose input requires grad, minus the
+//                         same call without grad: the cost of recording a node
+//   chain_1elem           forward and backward of a chain of 1-element muls, per op
+// The libtorch peer starts from the same weights and data; after the timed
+// steps both models have taken the same number of Adam steps on the same
+// batch, and the largest weight difference is printed, relative to each
+// tensor's largest weight (float32: rounding differences grow over steps).
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <functional>
+#include <string>
+
+#include "plexus/autograd.h"
+#include "plexus/dispatcher.h"
+#include "plexus/factories.h"
+#include "plexus/ops.h"
+#include "plexus/optim.h"
+#include "plexus/plugins.h"
+#include "simple_nn.h"
+
+#ifdef PLEXUS_BENCH_TORCH
+#include <torch/torch.h>
+#endif
+
+using namespace plexus;
+
+namespace {
+
+// Best time of one call in microseconds over `runs` runs of `n` calls.
+double best_us(int n, int runs, const std::function<void()>& f) {
+  f();
+  double best = INFINITY;
+  for (int r = 0; r < runs; ++r) {
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < n; ++i) f();
+    auto t1 = std::chrono::steady_clock::now();
+    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
+  }
+  return best;
+}
+
+void row(const char* name, double plexus_us, double torch_us) {
+  if (std::isnan(torch_us)) {
+    std::printf("%-14s %10.2f us   (libtorch not installed)\n", name, plexus_us);
+  } else {
+    std::printf("%-14s %10.2f us   libtorch %10.2f us   ratio %.2f\n", name, plexus_us, torch_us,
+                torch_us / plexus_us);
+  }
+}
+
+#ifdef PLEXUS_BENCH_TORCH
+torch::Tensor to_torch(const Tensor& t) {
+  std::vector<float> v = t.detach().cpu().tolist<float>();
+  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
+  return torch::from_blob(v.data(), sizes, torch::kFloat32).clone();
+}
+
+struct TorchNet : torch::nn::Module {
+  torch::nn::Linear fc1{10, 64}, fc2{64, 32}, fc3{32, 1};
+  explicit TorchNet(const train::SimpleNN& m) {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+    register_module("fc3", fc3);
+    torch::NoGradGuard g;
+    for (auto& [name, t] : m.named_parameters()) named_parameters()[name].copy_(to_torch(t));
+  }
+  torch::Tensor forward(torch::Tensor x) {
+    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
+  }
+};
+#endif
+
+double step_row(const char* name, int64_t batch, int steps) {
+  Generator gen(1);
+  Tensor x = randn({batch, 10}, gen), y = randn({batch, 1}, gen);
+  train::SimpleNN model(gen, Device());
+#ifdef PLEXUS_BENCH_TORCH
+  TorchNet tmodel(model);
+  torch::optim::Adam topt(tmodel.parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor tx = to_torch(x), ty = to_torch(y);
+#endif
+  optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
+  const int runs = 7;
+  double us = best_us(steps, runs, [&] {
+    Tensor loss = mse_loss(model(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  });
+  double tus = NAN;
+#ifdef PLEXUS_BENCH_TORCH
+  tus = best_us(steps, runs, [&] {
+    torch::Tensor loss = torch::mse_loss(tmodel.forward(tx), ty);
+    topt.zero_grad();
+    loss.backward();
+    topt.step();
+  });
+  double worst = 0;
+  for (auto& [pname, t] : model.named_parameters()) {
+    torch::Tensor a = to_torch(t), b = tmodel.named_parameters()[pname].detach();
+    worst = std::max(worst, ((a - b).abs().max() / b.abs().max()).item<double>());
+  }
+  row(name, us, tus);
+  std::printf("%-14s after %d Adam steps each: largest weight difference %.2g (relative to "
+              "the tensor's largest weight)\n",
+              "", (runs + 1) * steps, worst);
+  return us;
+#endif
+  row(name, us, tus);
+  return us;
+}
+
+void autograd_rows(int steps) {
+  Tensor a = full({1}, 1.0), b = full({1}, 2.0);
+  Tensor g = full({1}, 1.0).requires_grad_();
+  double plain = best_us(steps, 7, [&] { (void)mul(a, b); });
+  double recorded = best_us(steps, 7, [&] { (void)mul(g, b); });
+  const int chain = 20;
+  double per_op = best_us(std::max(1, steps / chain), 7, [&] {
+                    Tensor x = g;
+                    for (int i = 0; i < chain; ++i) x = mul(x, b);
+                    x.backward();
+                  }) /
+                  chain;
+  double t_rec = NAN, t_chain = NAN;
+#ifdef PLEXUS_BENCH_TORCH
+  torch::Tensor ta = torch::ones({1}), tb = torch::full({1}, 2.0);
+  torch::Tensor tg = torch::ones({1}, torch::requires_grad());
+  double tplain = best_us(steps, 7, [&] { (void)torch::mul(ta, tb); });
+  t_rec = best_us(steps, 7, [&] { (void)torch::mul(tg, tb); }) - tplain;
+  t_chain = best_us(std::max(1, steps / chain), 7, [&] {
+              torch::Tensor x = tg;
+              for (int i = 0; i < chain; ++i) x = torch::mul(x, tb);
+              x.backward();
+            }) /
+            chain;
+  std::printf("%-14s %10.2f us   libtorch %10.2f us   (1-element mul, no grad)\n", "mul_1elem",
+              plain, tplain);
+#endif
+  row("record_1elem", recorded - plain, t_rec);
+  row("chain_1elem", per_op, t_chain);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int steps = 200;
+  for (int i = 1; i + 1 < argc; ++i)
+    if (std::string(argv[i]) == "--steps") steps = std::max(1, std::atoi(argv[i + 1]));
+  load_plugins();
+  Dispatcher::get().set_fallback_policy(FallbackPolicy::Error);
+#ifdef PLEXUS_BENCH_TORCH
+  std::printf("libtorch %s, %d threads (set_num_threads(1) below for the _1t rows)\n",
+              TORCH_VERSION, torch::get_num_threads());
+#endif
+  step_row("step_b32", 32, steps);
+  step_row("step_b800", 800, std::max(1, steps / 4));
+#ifdef PLEXUS_BENCH_TORCH
+  torch::set_num_threads(1);
+  step_row("step_b800_1t", 800, std::max(1, steps / 4));
+#endif
+  autograd_rows(steps * 50);
+  return 0;
+}
