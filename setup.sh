@@ -25,6 +25,7 @@ packages=(
   mesa-vulkan-drivers  # lavapipe, the CPU Vulkan device conformance.vulkan runs on
   libboost-context-dev  # fibers of the SIMT emulation (plugins/cuda/simt)
   hipcc libamdhip64-dev  # the hip plugin (plugins/hip): 103 MB download, 656 MB with clang-15
+  libtorch-dev  # libtorch 1.13: the oracle of tests/parity and the peer of plexus-bench-train
   # The cuda plugin needs the CUDA Toolkit (13.0 here), which does not come from
   # Debian's main archive: it is used when preinstalled at /usr/local/cuda or on
   # PATH, and skipped otherwise (PLEXUS_WITH_CUDA=AUTO; ON makes configure fail).

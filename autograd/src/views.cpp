@@ -6,7 +6,8 @@
 // laid out like the base's storage range, at the view's own places, and read
 // back through the base's strides. Broadcast (stride-0) dims of the view are
 // summed first. A base whose own elements share memory (an expanded tensor)
-// cannot be told apart that way; views of those are refused.
+// cannot be told apart that way: a view of one is recorded against the
+// tensor that base was itself a view of (its storage holds each element once).
 #include <algorithm>
 
 #include "call/overlap.h"
@@ -43,12 +44,12 @@ bool overlaps(const Geometry& g) {
 
 class ViewNode final : public Node {
  public:
-  ViewNode(const char* name, const Tensor& base, const Tensor& view)
-      : name_(name), base_(Geometry::of(base)), view_(Geometry::of(view)),
-        base_info_(InputInfo::of(base)) {
-    next_.push_back(gradient_edge(base));
+  ViewNode(const char* name, Geometry base, Edge base_edge, const Tensor& view)
+      : name_(name), base_(std::move(base)), view_(Geometry::of(view)) {
+    next_.push_back(std::move(base_edge));
   }
   std::string name() const override { return name_; }
+  const Geometry& base() const { return base_; }
 
   std::vector<Tensor> apply(const Tensor& grad) override {
     // Broadcast dims of the view: their gradients add up in one element.
@@ -72,18 +73,25 @@ class ViewNode final : public Node {
  private:
   std::string name_;
   Geometry base_, view_;
-  InputInfo base_info_;
 };
 
 }  // namespace
 
 void view_hook(const Tensor& base, const Tensor& view, const char* name) {
   if (!is_grad_enabled() || !requires_grad(base)) return;
-  PLEXUS_CHECK(!overlaps(Geometry::of(base)), ErrorCode::Unsupported,
-               "{}: a view of a tensor whose elements share memory (an expanded tensor) that "
-               "requires grad is not supported; take the view before expanding, or clone",
-               name);
-  auto node = std::make_shared<ViewNode>(name, base, view);
+  Geometry g = Geometry::of(base);
+  Edge edge = gradient_edge(base);
+  if (overlaps(g)) {
+    // An expanded base: record the view against the base's own base.
+    const auto* parent = dynamic_cast<const ViewNode*>(edge.fn.get());
+    PLEXUS_CHECK(parent != nullptr, ErrorCode::Unsupported,
+                 "{}: a view of a tensor whose elements share memory and that no view made "
+                 "(its grad_fn is {}) is not supported; clone it first",
+                 name, edge.fn ? edge.fn->name() : "none");
+    g = parent->base();
+    edge = parent->next()[0];
+  }
+  auto node = std::make_shared<ViewNode>(name, std::move(g), std::move(edge), view);
   set_history(view, std::move(node));
   meta_of(view).is_view = true;
 }

@@ -118,6 +118,11 @@ TEST_CASE("views: gradients flow back through every view", "[rules][views]") {
                   {x}));
   CHECK(gradcheck([](const Inputs& v) { return v[0].flatten().slice(0, 2, 9).cos(); }, {x}));
   CHECK(gradcheck([](const Inputs& v) { return v[0].as_strided({2, 2}, {4, 1}, 1).exp(); }, {x}));
+  // Views of an expanded view (its elements share memory).
+  CHECK(gradcheck([](const Inputs& v) { return v[0].unsqueeze(1).expand({3, 2, 4}).select(1, 1).exp(); },
+                  {x}));
+  CHECK(gradcheck([](const Inputs& v) { return v[0].unsqueeze(0).expand({2, 3, 4}).transpose(0, 2).sin(); },
+                  {x}));
   // Views of a view of a strided (transposed) leaf.
   CHECK(gradcheck([](const Inputs& v) { return v[0].t().slice(0, 1, 3).select(1, 1).exp(); }, {x}));
 }

@@ -1,0 +1,66 @@
+// A training trajectory against libtorch 1.13: the seed's network, the same
+// initial weights and data, Adam (lr 1e-3) over mini-batches of 32 for two
+// epochs; every step's loss and the final weights must agree in float32.
+#include <catch2/catch.hpp>
+
+#include "parity/torch_bridge.h"
+#include "plexus/optim.h"
+#include "plexus/random.h"
+#include "simple_nn.h"
+
+using namespace plexus;
+using plexus::testing::to_torch;
+using plexus::testing::values;
+
+namespace {
+struct TorchNet : torch::nn::Module {
+  torch::nn::Linear fc1{10, 64}, fc2{64, 32}, fc3{32, 1};
+  explicit TorchNet(const train::SimpleNN& m) {
+    register_module("fc1", fc1);
+    register_module("fc2", fc2);
+    register_module("fc3", fc3);
+    torch::NoGradGuard g;
+    for (auto& [name, t] : m.named_parameters()) named_parameters()[name].copy_(to_torch(t));
+  }
+  torch::Tensor forward(const torch::Tensor& x) {
+    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
+  }
+};
+}  // namespace
+
+TEST_CASE("two epochs of Adam on the seed's network follow libtorch's trajectory", "[parity]") {
+  Generator gen(3);
+  Tensor x = randn({320, 10}, gen);
+  Tensor y = add(mm(x, randn({10, 1}, gen)), mul(randn({320, 1}, gen), 0.1));
+  train::SimpleNN model(gen, Device());
+  TorchNet tmodel(model);
+  optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
+  torch::optim::Adam topt(tmodel.parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor tx = to_torch(x), ty = to_torch(y);
+  double worst_loss = 0;
+  for (int epoch = 0; epoch < 2; ++epoch)
+    for (int64_t start = 0; start < 320; start += 32) {
+      Tensor loss = mse_loss(model(x.narrow(0, start, 32)), y.narrow(0, start, 32));
+      opt.zero_grad();
+      loss.backward();
+      opt.step();
+      torch::Tensor tloss =
+          torch::mse_loss(tmodel.forward(tx.narrow(0, start, 32)), ty.narrow(0, start, 32));
+      topt.zero_grad();
+      tloss.backward();
+      topt.step();
+      double a = loss.item<double>(), b = tloss.item<double>();
+      worst_loss = std::max(worst_loss, std::abs(a - b) / std::abs(b));
+    }
+  CHECK(worst_loss <= 1e-5);
+  for (auto& [name, t] : model.named_parameters()) {
+    INFO(name);
+    std::vector<double> got = values(t), want = values(tmodel.named_parameters()[name]);
+    double largest = 0, diff = 0;
+    for (size_t i = 0; i < got.size(); ++i) {
+      largest = std::max(largest, std::abs(want[i]));
+      diff = std::max(diff, std::abs(got[i] - want[i]));
+    }
+    CHECK(diff <= 1e-5 * largest);
+  }
+}
