@@ -17,7 +17,7 @@ namespace {
 template <bool Subtract>
 void add_sub_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<Subtract ? kNumericTypes : kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<Subtract ? sdk::kNumericDTypes : sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
@@ -46,7 +46,7 @@ void add_sub_out(const plexus_kernel_call& call) {
 // mul.out(self, other, *, out); bool multiplies as logical and.
 void mul_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
@@ -140,7 +140,7 @@ void div_out(const plexus_kernel_call& call) {
   if (mode && *mode != "trunc" && *mode != "floor")
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor'");
-  visit<WithMode ? kNumericTypes : kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<WithMode ? sdk::kNumericDTypes : sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
     auto out = output<T>(args, WithMode ? 3 : 2);
@@ -173,7 +173,7 @@ T integer_pow(T base, int64_t exponent) {
 // pow.Tensor_Tensor_out(self, exponent, *, out)
 void pow_tensor_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0), exponent = input<T>(args, 1);
@@ -212,7 +212,7 @@ void pow_floating_scalar(const sdk::TensorView<T>& out, const sdk::TensorView<co
 void pow_scalar_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   sdk::Scalar e = args.scalar(1);
-  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto self = input<T>(args, 0);
     auto out = output<T>(args, 2);
@@ -229,7 +229,7 @@ void pow_scalar_out(const plexus_kernel_call& call) {
 template <bool Max>
 void extremum_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
@@ -252,15 +252,15 @@ void extremum_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_binary(CpuBackend& b) {
-  b.register_kernel<&add_sub_out<false>>("add.out", kAllTypes);
-  b.register_kernel<&add_sub_out<true>>("sub.out", kNumericTypes);
-  b.register_kernel<&mul_out>("mul.out", kAllTypes);
-  b.register_kernel<&div_out<false>>("div.out", kFloatTypes);
-  b.register_kernel<&div_out<true>>("div.out_mode", kNumericTypes);
-  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kNumericTypes);
-  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kNumericTypes);
-  b.register_kernel<&extremum_out<true>>("maximum.out", kAllTypes);
-  b.register_kernel<&extremum_out<false>>("minimum.out", kAllTypes);
+  b.register_kernel<&add_sub_out<false>>("add.out", sdk::kAllDTypes);
+  b.register_kernel<&add_sub_out<true>>("sub.out", sdk::kNumericDTypes);
+  b.register_kernel<&mul_out>("mul.out", sdk::kAllDTypes);
+  b.register_kernel<&div_out<false>>("div.out", sdk::kFloatingDTypes);
+  b.register_kernel<&div_out<true>>("div.out_mode", sdk::kNumericDTypes);
+  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", sdk::kNumericDTypes);
+  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", sdk::kNumericDTypes);
+  b.register_kernel<&extremum_out<true>>("maximum.out", sdk::kAllDTypes);
+  b.register_kernel<&extremum_out<false>>("minimum.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -13,7 +13,7 @@ namespace {
 template <typename Cmp>
 void compare_tensor_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     map2([](C a, C b) { return Cmp{}(a, b); }, output<bool>(args, 2), input<T>(args, 0),
@@ -25,7 +25,7 @@ void compare_tensor_out(const plexus_kernel_call& call) {
 template <typename Cmp>
 void compare_scalar_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     C other = static_cast<C>(scalar_to<T>(args.scalar(1)));
@@ -38,7 +38,7 @@ void compare_scalar_out(const plexus_kernel_call& call) {
 void where_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   auto condition = input<bool>(args, 0);
-  visit<kAllTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kAllDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using E = elem_t<T>;
     auto self = input<T>(args, 1), other = input<T>(args, 2);
@@ -54,8 +54,8 @@ void where_out(const plexus_kernel_call& call) {
 
 template <typename Cmp>
 void register_comparison(CpuBackend& b, const char* tensor_op, const char* scalar_op) {
-  b.register_kernel<&compare_tensor_out<Cmp>>(tensor_op, kAllTypes);
-  b.register_kernel<&compare_scalar_out<Cmp>>(scalar_op, kAllTypes);
+  b.register_kernel<&compare_tensor_out<Cmp>>(tensor_op, sdk::kAllDTypes);
+  b.register_kernel<&compare_scalar_out<Cmp>>(scalar_op, sdk::kAllDTypes);
 }
 
 }  // namespace
@@ -67,7 +67,7 @@ void register_compare(CpuBackend& b) {
   register_comparison<std::less_equal<>>(b, "le.Tensor_out", "le.Scalar_out");
   register_comparison<std::greater<>>(b, "gt.Tensor_out", "gt.Scalar_out");
   register_comparison<std::greater_equal<>>(b, "ge.Tensor_out", "ge.Scalar_out");
-  b.register_kernel<&where_out>("where.self_out", kAllTypes);
+  b.register_kernel<&where_out>("where.self_out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -38,37 +38,16 @@ using bits_t = std::conditional_t<
     N == 1, uint8_t,
     std::conditional_t<N == 2, uint16_t, std::conditional_t<N == 4, uint32_t, uint64_t>>>;
 
-// The joint layout of dst and src with size-1 dims dropped and dims that are
-// contiguous in both merged, outermost first; strides in elements.
-struct Layout {
-  int32_t ndim = 0;
-  int64_t numel = 1;
-  int64_t size[sdk::kMaxIterDims];
-  int64_t dst[sdk::kMaxIterDims];
-  int64_t src[sdk::kMaxIterDims];
-};
+// The joint layout of dst (operand kDst) and src (kSrc), collapsed
+// (plexus/sdk/layout.hpp): outermost first, strides in elements.
+using Layout = sdk::CollapsedDims<2>;
+constexpr int kDst = 0, kSrc = 1;
 
 Layout merge_dims(const plexus_tensor& dst, const plexus_tensor& src) {
-  if (dst.ndim > sdk::kMaxIterDims)
+  Layout l;
+  if (!sdk::collapse_dims(dst.ndim, dst.sizes, {dst.strides, src.strides}, l))
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "copy_: " + std::to_string(dst.ndim) + " dims (at most " +
                                             std::to_string(sdk::kMaxIterDims) + ")");
-  Layout l;
-  for (int32_t k = 0; k < dst.ndim; ++k) {
-    int64_t n = dst.sizes[k], ds = dst.strides[k], ss = src.strides[k];
-    l.numel *= n;
-    if (n == 1) continue;
-    int32_t m = l.ndim - 1;
-    if (m >= 0 && l.dst[m] == ds * n && l.src[m] == ss * n) {
-      l.size[m] *= n;
-      l.dst[m] = ds;
-      l.src[m] = ss;
-      continue;
-    }
-    l.size[l.ndim] = n;
-    l.dst[l.ndim] = ds;
-    l.src[l.ndim] = ss;
-    ++l.ndim;
-  }
   return l;
 }
 
@@ -85,11 +64,11 @@ void parallel_memcpy(void* dst, const void* src, int64_t nbytes) {
 // Sets every element of the view (d, l's dst strides) to v.
 template <typename D>
 void fill_layout(D* d, const Layout& l, D v) {
-  if (l.ndim == 0 || (l.ndim == 1 && l.dst[0] == 1)) {
+  if (l.ndim == 0 || (l.ndim == 1 && l.strides[kDst][0] == 1)) {
     parallel_for(l.numel, 1, [&](int64_t b, int64_t e) { std::fill(d + b, d + e, v); });
     return;
   }
-  map([v] { return v; }, sdk::TensorView<D>(d, l.ndim, l.size, l.dst));
+  map([v] { return v; }, sdk::TensorView<D>(d, l.ndim, l.sizes, l.strides[kDst]));
 }
 
 // Permuted copies: dst(i, j) = d[i + j * db] from src(i, j) = s[i * sa + j],
@@ -249,10 +228,10 @@ bool find_transpose_dims(const Layout& l, int32_t& a, int32_t& b) {
   constexpr int64_t kMinSize = 8;  // below this a row-by-row copy stays in cache anyway
   a = b = -1;
   for (int32_t k = l.ndim - 1; k >= 0; --k) {
-    if (a < 0 && l.dst[k] == 1) a = k;
-    if (b < 0 && l.src[k] == 1) b = k;
+    if (a < 0 && l.strides[kDst][k] == 1) a = k;
+    if (b < 0 && l.strides[kSrc][k] == 1) b = k;
   }
-  return a >= 0 && b >= 0 && a != b && l.size[a] >= kMinSize && l.size[b] >= kMinSize;
+  return a >= 0 && b >= 0 && a != b && l.sizes[a] >= kMinSize && l.sizes[b] >= kMinSize;
 }
 
 // The permuted copy over dims a and b of l, for every index of the others;
@@ -262,7 +241,7 @@ void copy_transposed(D* d, const stored_t<S>* s, const Layout& l, int32_t a, int
   int32_t outer[sdk::kMaxIterDims], nouter = 0;
   for (int32_t k = 0; k < l.ndim; ++k)
     if (k != a && k != b) outer[nouter++] = k;
-  Permuted p{l.size[a], l.size[b], l.src[a], l.dst[b]};
+  Permuted p{l.sizes[a], l.sizes[b], l.strides[kSrc][a], l.strides[kDst][b]};
   int64_t bi = (p.na + kBlock - 1) / kBlock, bj = (p.nb + kBlock - 1) / kBlock;
   int64_t items = l.numel / (p.na * p.nb) * bi * bj;
   bool stream = kHasSimdTile<D, S> && l.numel * static_cast<int64_t>(sizeof(D)) >= kStreamBytes;
@@ -274,9 +253,9 @@ void copy_transposed(D* d, const stored_t<S>* s, const Layout& l, int32_t a, int
       int64_t doff = 0, soff = 0;
       for (int32_t o = nouter - 1; o >= 0; --o) {
         int32_t k = outer[o];
-        doff += rest % l.size[k] * l.dst[k];
-        soff += rest % l.size[k] * l.src[k];
-        rest /= l.size[k];
+        doff += rest % l.sizes[k] * l.strides[kDst][k];
+        soff += rest % l.sizes[k] * l.strides[kSrc][k];
+        rest /= l.sizes[k];
       }
       copy_block<D, S>(d + doff, s + soff, p, i0, std::min(i0 + kBlock, p.na), j0,
                        std::min(j0 + kBlock, p.nb), stream);
@@ -287,17 +266,17 @@ void copy_transposed(D* d, const stored_t<S>* s, const Layout& l, int32_t a, int
   });
 }
 
-// Copies src (d's layout l.src) into dst (l.dst), converting S to D.
+// Copies src (d's layout l.strides[kSrc]) into dst (l.strides[kDst]), converting S to D.
 template <typename D, typename S>
 void copy_layout(D* d, const stored_t<S>* s, const Layout& l) {
   if (l.numel == 0) return;
   bool broadcast = true;  // one source value for every element
-  for (int32_t k = 0; k < l.ndim; ++k) broadcast = broadcast && l.src[k] == 0;
+  for (int32_t k = 0; k < l.ndim; ++k) broadcast = broadcast && l.strides[kSrc][k] == 0;
   if (broadcast) {
     fill_layout(d, l, load<D, S>(s[0]));
     return;
   }
-  if (l.ndim == 1 && l.dst[0] == 1 && l.src[0] == 1) {
+  if (l.ndim == 1 && l.strides[kDst][0] == 1 && l.strides[kSrc][0] == 1) {
     if constexpr (std::is_same_v<D, stored_t<S>>) {
       parallel_memcpy(d, s, l.numel * static_cast<int64_t>(sizeof(D)));
     } else {
@@ -312,8 +291,9 @@ void copy_layout(D* d, const stored_t<S>* s, const Layout& l) {
     copy_transposed<D, S>(d, s, l, a, b);
     return;
   }
-  map([](stored_t<S> v) { return load<D, S>(v); }, sdk::TensorView<D>(d, l.ndim, l.size, l.dst),
-      sdk::TensorView<const stored_t<S>>(s, l.ndim, l.size, l.src));
+  map([](stored_t<S> v) { return load<D, S>(v); },
+      sdk::TensorView<D>(d, l.ndim, l.sizes, l.strides[kDst]),
+      sdk::TensorView<const stored_t<S>>(s, l.ndim, l.sizes, l.strides[kSrc]));
 }
 
 // Element [0, ..., 0] of t as a T*.
@@ -365,8 +345,8 @@ void fill_(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_copy(CpuBackend& b) {
-  b.register_kernel<&copy_>("copy_", kAllTypes);
-  b.register_kernel<&fill_>("fill_.Scalar", kAllTypes);
+  b.register_kernel<&copy_>("copy_", sdk::kAllDTypes);
+  b.register_kernel<&fill_>("fill_.Scalar", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -19,27 +19,22 @@
 
 namespace plexus::cpu {
 
-// The catalog's dtype sets, as register_kernel masks.
-inline constexpr uint32_t kAllTypes = sdk::kAllDTypes;
-inline constexpr uint32_t kNumericTypes = sdk::kNumericDTypes;
-inline constexpr uint32_t kFloatTypes = sdk::kFloatingDTypes;
-
-// float16 and bfloat16 as the loops hold them: conversions to and from float
-// in a few instructions (F16C, bit arithmetic) instead of sdk::Half's general
-// ones, with the same values: round to nearest even, NaN stays NaN. Doubles
-// round once through sdk's; integers go through float, as the host's do.
+// float16 and bfloat16 as the loops hold them: float16 converts with F16C
+// where the build has it, which gives the bits plexus/sdk/half_bits.hpp gives
+// (tests/plugins/cpu/test_half.cpp); everything else is half_bits.hpp's.
+// Integers go through float, as the host's do.
 struct F16 {
   uint16_t bits;
   F16() = default;
   F16(float f) : bits(from_float(f)) {}
-  F16(double d) : bits(sdk::Half(d).bits) {}
+  F16(double d) : bits(sdk::double_to_half_bits(d)) {}
   template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   F16(I v) : F16(static_cast<float>(v)) {}
   operator float() const {
 #if defined(__F16C__)
     return _cvtsh_ss(bits);
 #else
-    return static_cast<float>(sdk::Half::from_bits(bits));
+    return sdk::half_bits_to_float(bits);
 #endif
   }
 
@@ -48,7 +43,7 @@ struct F16 {
 #if defined(__F16C__)
     return _cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
 #else
-    return sdk::Half(f).bits;
+    return sdk::float_to_half_bits(f);
 #endif
   }
 };
@@ -56,26 +51,11 @@ struct F16 {
 struct BF16 {
   uint16_t bits;
   BF16() = default;
-  BF16(float f) : bits(from_float(f)) {}
-  BF16(double d) : bits(sdk::BFloat16(d).bits) {}
+  BF16(float f) : bits(sdk::float_to_bfloat16_bits(f)) {}
+  BF16(double d) : bits(sdk::double_to_bfloat16_bits(d)) {}
   template <typename I, std::enable_if_t<std::is_integral_v<I>, int> = 0>
   BF16(I v) : BF16(static_cast<float>(v)) {}
-  operator float() const {
-    uint32_t u = uint32_t{bits} << 16;
-    float f;
-    std::memcpy(&f, &u, sizeof f);
-    return f;
-  }
-
- private:
-  // The upper half of f rounded to nearest even; NaN becomes the quiet NaN of its sign.
-  static uint16_t from_float(float f) {
-    uint32_t u;
-    std::memcpy(&u, &f, sizeof u);
-    if ((u & 0x7fffffffu) > 0x7f800000u)
-      return static_cast<uint16_t>(((u >> 16) & 0x8000u) | 0x7fc0u);
-    return static_cast<uint16_t>((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
-  }
+  operator float() const { return sdk::bfloat16_bits_to_float(bits); }
 };
 
 // The type the loops use for elements of T: F16 and BF16 for sdk::Half and
@@ -88,8 +68,7 @@ inline constexpr bool is_fast_reduced_v = std::is_same_v<T, F16> || std::is_same
 // The type to compute in for elements of T (a dtype's type or an elem_t):
 // float for the 2-byte floats, T otherwise.
 template <typename T>
-using compute_t =
-    std::conditional_t<is_fast_reduced_v<T> || sdk::is_reduced_float_v<T>, float, T>;
+using compute_t = std::conditional_t<is_fast_reduced_v<T> || sdk::is_reduced_float_v<T>, float, T>;
 
 // Calls f(sdk::DTypeTag<T>{}) for dtype d, instantiating f only for the types
 // in Mask; any other dtype throws UNSUPPORTED naming op.

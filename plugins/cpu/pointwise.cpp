@@ -12,7 +12,7 @@ namespace {
 // computed from the end nearer to weight, as PyTorch does, for accuracy.
 void lerp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     C w = scalar_to<C>(args.scalar(2));
@@ -28,7 +28,7 @@ void lerp_out(const plexus_kernel_call& call) {
 // addcmul.out(self, tensor1, tensor2, *, value, out): self + value * tensor1 * tensor2.
 void addcmul_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     C v = scalar_to<C>(args.scalar(3));
@@ -45,7 +45,7 @@ void addcmul_out(const plexus_kernel_call& call) {
 // addcdiv.out(self, tensor1, tensor2, *, value, out): self + value * tensor1 / tensor2.
 void addcdiv_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     C v = scalar_to<C>(args.scalar(3));
@@ -57,9 +57,9 @@ void addcdiv_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_pointwise(CpuBackend& b) {
-  b.register_kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
-  b.register_kernel<&addcmul_out>("addcmul.out", kNumericTypes);
-  b.register_kernel<&addcdiv_out>("addcdiv.out", kFloatTypes);
+  b.register_kernel<&lerp_out>("lerp.Scalar_out", sdk::kFloatingDTypes);
+  b.register_kernel<&addcmul_out>("addcmul.out", sdk::kNumericDTypes);
+  b.register_kernel<&addcdiv_out>("addcdiv.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

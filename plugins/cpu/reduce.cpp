@@ -293,7 +293,11 @@ struct Walker {
   int64_t index[sdk::kMaxIterDims];
   int64_t off[2] = {0, 0};
 
+  // Throws UNSUPPORTED past kMaxIterDims dims (before any parallel region).
   void push(const Dim& d) {
+    if (ndim == sdk::kMaxIterDims)
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+                "reduce: more than " + std::to_string(sdk::kMaxIterDims) + " dims after merging");
     size[ndim] = d.size;
     stride[0][ndim] = d.in_stride;
     stride[1][ndim] = d.out_stride;

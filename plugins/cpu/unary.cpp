@@ -17,7 +17,7 @@ namespace {
 template <typename F>
 void floating_unary(const plexus_kernel_call& call, F f) {
   sdk::Args args(call);
-  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
@@ -67,7 +67,7 @@ void gelu_out(const plexus_kernel_call& call) {
   std::string_view mode = args.string(1);
   if (mode != "none" && mode != "tanh")
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "gelu.out: approximate must be 'none' or 'tanh'");
-  visit<kFloatTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0);
@@ -88,7 +88,7 @@ void gelu_out(const plexus_kernel_call& call) {
 template <typename F>
 void numeric_unary(const plexus_kernel_call& call, F f) {
   sdk::Args args(call);
-  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     map([f](C x) { return f(x); }, output<T>(args, 1), input<T>(args, 0));
@@ -148,7 +148,7 @@ void clamp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
   if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
-  visit<kNumericTypes>(call.dtype, call.op, [&](auto tag) {
+  visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0);
@@ -174,20 +174,20 @@ void clamp_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_unary(CpuBackend& b) {
-  b.register_kernel<&neg_out>("neg.out", kNumericTypes);
-  b.register_kernel<&abs_out>("abs.out", kNumericTypes);
-  b.register_kernel<&relu_out>("relu.out", kNumericTypes);
-  b.register_kernel<&clamp_out>("clamp.out", kNumericTypes);
-  b.register_kernel<&exp_out>("exp.out", kFloatTypes);
-  b.register_kernel<&log_out>("log.out", kFloatTypes);
-  b.register_kernel<&sqrt_out>("sqrt.out", kFloatTypes);
-  b.register_kernel<&rsqrt_out>("rsqrt.out", kFloatTypes);
-  b.register_kernel<&sin_out>("sin.out", kFloatTypes);
-  b.register_kernel<&cos_out>("cos.out", kFloatTypes);
-  b.register_kernel<&tanh_out>("tanh.out", kFloatTypes);
-  b.register_kernel<&sigmoid_out>("sigmoid.out", kFloatTypes);
-  b.register_kernel<&silu_out>("silu.out", kFloatTypes);
-  b.register_kernel<&gelu_out>("gelu.out", kFloatTypes);
+  b.register_kernel<&neg_out>("neg.out", sdk::kNumericDTypes);
+  b.register_kernel<&abs_out>("abs.out", sdk::kNumericDTypes);
+  b.register_kernel<&relu_out>("relu.out", sdk::kNumericDTypes);
+  b.register_kernel<&clamp_out>("clamp.out", sdk::kNumericDTypes);
+  b.register_kernel<&exp_out>("exp.out", sdk::kFloatingDTypes);
+  b.register_kernel<&log_out>("log.out", sdk::kFloatingDTypes);
+  b.register_kernel<&sqrt_out>("sqrt.out", sdk::kFloatingDTypes);
+  b.register_kernel<&rsqrt_out>("rsqrt.out", sdk::kFloatingDTypes);
+  b.register_kernel<&sin_out>("sin.out", sdk::kFloatingDTypes);
+  b.register_kernel<&cos_out>("cos.out", sdk::kFloatingDTypes);
+  b.register_kernel<&tanh_out>("tanh.out", sdk::kFloatingDTypes);
+  b.register_kernel<&sigmoid_out>("sigmoid.out", sdk::kFloatingDTypes);
+  b.register_kernel<&silu_out>("silu.out", sdk::kFloatingDTypes);
+  b.register_kernel<&gelu_out>("gelu.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

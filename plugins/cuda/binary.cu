@@ -241,7 +241,7 @@ void div_out(const plexus_kernel_call& call) {
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
                   std::string(*mode) + "'");
-  bool integral = (kFloatTypes & PLEXUS_DTYPE_BIT(call.dtype)) == 0;
+  bool integral = (sdk::kFloatingDTypes & PLEXUS_DTYPE_BIT(call.dtype)) == 0;
   if (integral && !mode)
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": true division of " +
                                                  sdk::dtype_name(call.dtype) +
@@ -291,15 +291,15 @@ void extremum_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_binary(GpuBackend& b) {
-  b.register_kernel<&add_sub_out<false>>("add.out", kAllTypes);
-  b.register_kernel<&add_sub_out<true>>("sub.out", kNumericTypes);
-  b.register_kernel<&mul_out>("mul.out", kAllTypes);
-  b.register_kernel<&div_out<false>>("div.out", kFloatTypes);
-  b.register_kernel<&div_out<true>>("div.out_mode", kNumericTypes);
-  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", kNumericTypes);
-  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kNumericTypes);
-  b.register_kernel<&extremum_out<true>>("maximum.out", kAllTypes);
-  b.register_kernel<&extremum_out<false>>("minimum.out", kAllTypes);
+  b.register_kernel<&add_sub_out<false>>("add.out", sdk::kAllDTypes);
+  b.register_kernel<&add_sub_out<true>>("sub.out", sdk::kNumericDTypes);
+  b.register_kernel<&mul_out>("mul.out", sdk::kAllDTypes);
+  b.register_kernel<&div_out<false>>("div.out", sdk::kFloatingDTypes);
+  b.register_kernel<&div_out<true>>("div.out_mode", sdk::kNumericDTypes);
+  b.register_kernel<&pow_tensor_out>("pow.Tensor_Tensor_out", sdk::kNumericDTypes);
+  b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", sdk::kNumericDTypes);
+  b.register_kernel<&extremum_out<true>>("maximum.out", sdk::kAllDTypes);
+  b.register_kernel<&extremum_out<false>>("minimum.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::gpu

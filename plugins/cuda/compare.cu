@@ -106,8 +106,8 @@ void where_out(const plexus_kernel_call& call) {
 
 template <Cmp K>
 void register_comparison(GpuBackend& b, const char* tensor_op, const char* scalar_op) {
-  b.register_kernel<&compare_tensor_out<K>>(tensor_op, kAllTypes);
-  b.register_kernel<&compare_scalar_out<K>>(scalar_op, kAllTypes);
+  b.register_kernel<&compare_tensor_out<K>>(tensor_op, sdk::kAllDTypes);
+  b.register_kernel<&compare_scalar_out<K>>(scalar_op, sdk::kAllDTypes);
 }
 
 }  // namespace
@@ -119,7 +119,7 @@ void register_compare(GpuBackend& b) {
   register_comparison<Cmp::le>(b, "le.Tensor_out", "le.Scalar_out");
   register_comparison<Cmp::gt>(b, "gt.Tensor_out", "gt.Scalar_out");
   register_comparison<Cmp::ge>(b, "ge.Tensor_out", "ge.Scalar_out");
-  b.register_kernel<&where_out>("where.self_out", kAllTypes);
+  b.register_kernel<&where_out>("where.self_out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::gpu

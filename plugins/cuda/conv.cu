@@ -92,7 +92,7 @@ void conv2d_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_conv(GpuBackend& b) {
-  b.register_kernel<&conv2d_out>("conv2d.out", kFloatTypes);
+  b.register_kernel<&conv2d_out>("conv2d.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -126,8 +126,8 @@ void fill_(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_copy(GpuBackend& b) {
-  b.register_kernel<&copy_>("copy_", kAllTypes);
-  b.register_kernel<&fill_>("fill_.Scalar", kAllTypes);
+  b.register_kernel<&copy_>("copy_", sdk::kAllDTypes);
+  b.register_kernel<&fill_>("fill_.Scalar", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -112,7 +112,7 @@ void embedding_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_embedding(GpuBackend& b) {
-  b.register_kernel<&embedding_out>("embedding.out", kAllTypes);
+  b.register_kernel<&embedding_out>("embedding.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::gpu

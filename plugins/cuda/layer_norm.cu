@@ -58,8 +58,12 @@ __global__ void layer_norm_kernel(Rows r, Affine w, Affine b, double eps) {
 Affine affine_of(const plexus_tensor* t) {
   Affine a{};
   if (!t) return a;
+  if (t->ndim > kMaxDims)  // never truncated: the kernel would read past the strides given
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "layer_norm.out: weight or bias of " +
+                                            std::to_string(t->ndim) + " dims, at most " +
+                                            std::to_string(kMaxDims) + " supported");
   a.data = static_cast<const char*>(t->storage) + t->offset * dtype_size(t->dtype);
-  for (int32_t d = 0; d < t->ndim && d < kMaxDims; ++d) a.strides[d] = t->strides[d];
+  for (int32_t d = 0; d < t->ndim; ++d) a.strides[d] = t->strides[d];
   return a;
 }
 
@@ -88,7 +92,7 @@ void layer_norm_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_layer_norm(GpuBackend& b) {
-  b.register_kernel<&layer_norm_out>("layer_norm.out", kFloatTypes);
+  b.register_kernel<&layer_norm_out>("layer_norm.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -3,6 +3,7 @@
 // map_kernel, the grid-stride elementwise loop every elementwise family uses.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -18,16 +19,14 @@ constexpr int kMaxDims = 8;
 constexpr unsigned kBlockThreads = 256;
 constexpr int64_t kMaxBlocks = 1024;  // grid-stride loops cover the rest
 
+// The dims of N operands (plexus/sdk/layout.hpp; strides in elements) and where
+// each operand's element [0, ..., 0] is.
 template <int N>
-struct Layout {
-  int64_t numel;
-  int32_t ndim;
-  int64_t sizes[kMaxDims];
-  int64_t strides[N][kMaxDims];  // in elements
-  void* data[N];                 // element [0, ..., 0] of each operand
+struct Layout : sdk::CollapsedDims<N, kMaxDims> {
+  void* data[N];
 };
 
-// Element offsets of linear index i (row-major over sizes) in each operand.
+// Element offsets of linear index i (row-major over the dims) in each operand.
 template <int N>
 __device__ __forceinline__ void offsets_of(const Layout<N>& l, int64_t i, int64_t* off) {
   if (l.ndim == 1) {  // dense or merged operands: no division
@@ -42,40 +41,36 @@ __device__ __forceinline__ void offsets_of(const Layout<N>& l, int64_t i, int64_
   }
 }
 
+// Element offset of row-major index i over nd dims of sizes and strides.
+__device__ __forceinline__ int64_t offset_in(int64_t i, int32_t nd, const int64_t* sizes,
+                                             const int64_t* strides) {
+  int64_t off = 0;
+  for (int d = nd - 1; d >= 0; --d) {
+    off += (i % sizes[d]) * strides[d];
+    i /= sizes[d];
+  }
+  return off;
+}
+
 inline int64_t dtype_size(plexus_dtype d) {
   static const int64_t sizes[PLEXUS_NUM_DTYPES] = {1, 1, 1, 2, 4, 8, 2, 2, 4, 8};
   return sizes[d];
 }
 
-// The layout of tensors (all of tensors[0]'s sizes), with size-1 dims dropped
-// and neighbouring dims merged where every operand allows (dense tensors
-// become one dim); throws for more than kMaxDims dims.
+// The layout of tensors (all of tensors[0]'s sizes), collapsed
+// (plexus/sdk/layout.hpp; dense tensors become one dim); throws when more than
+// kMaxDims dims remain.
 template <int N>
 Layout<N> make_layout(const plexus_kernel_call& call, const plexus_tensor* const (&tensors)[N]) {
   Layout<N> l{};
   const plexus_tensor& out = *tensors[0];
-  if (out.ndim > kMaxDims)
+  std::array<const int64_t*, N> strides;
+  for (int k = 0; k < N; ++k) strides[k] = tensors[k]->strides;
+  if (!sdk::collapse_dims(out.ndim, out.sizes, strides, l))
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + " on " +
                                             device_name(call.device_index) + ": " +
                                             std::to_string(out.ndim) + " dims, at most " +
                                             std::to_string(kMaxDims) + " supported");
-  l.numel = 1;
-  for (int d = 0; d < out.ndim; ++d) {
-    l.numel *= out.sizes[d];
-    if (out.sizes[d] == 1) continue;  // size-1 dims move nothing
-    // Merge dim d into the previous one when every operand steps over both as one.
-    bool merge = l.ndim > 0;
-    for (int k = 0; merge && k < N; ++k)
-      merge = tensors[k]->strides[d] * out.sizes[d] == l.strides[k][l.ndim - 1];
-    if (merge) {
-      l.sizes[l.ndim - 1] *= out.sizes[d];
-      for (int k = 0; k < N; ++k) l.strides[k][l.ndim - 1] = tensors[k]->strides[d];
-      continue;
-    }
-    l.sizes[l.ndim] = out.sizes[d];
-    for (int k = 0; k < N; ++k) l.strides[k][l.ndim] = tensors[k]->strides[d];
-    ++l.ndim;
-  }
   if (l.ndim == 0) {  // a scalar or all size-1 dims: one element
     l.ndim = 1;
     l.sizes[0] = 1;

@@ -158,9 +158,9 @@ void addmm_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_matmul(GpuBackend& b) {
-  b.register_kernel<&mm_out>("mm.out", kNumericTypes);
-  b.register_kernel<&mm_out>("bmm.out", kNumericTypes);
-  b.register_kernel<&addmm_out>("addmm.out", kNumericTypes);
+  b.register_kernel<&mm_out>("mm.out", sdk::kNumericDTypes);
+  b.register_kernel<&mm_out>("bmm.out", sdk::kNumericDTypes);
+  b.register_kernel<&addmm_out>("addmm.out", sdk::kNumericDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -68,9 +68,9 @@ void addc_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_pointwise(GpuBackend& b) {
-  b.register_kernel<&lerp_out>("lerp.Scalar_out", kFloatTypes);
-  b.register_kernel<&addc_out<AddcmulOp, true>>("addcmul.out", kNumericTypes);
-  b.register_kernel<&addc_out<AddcdivOp, false>>("addcdiv.out", kFloatTypes);
+  b.register_kernel<&lerp_out>("lerp.Scalar_out", sdk::kFloatingDTypes);
+  b.register_kernel<&addc_out<AddcmulOp, true>>("addcmul.out", sdk::kNumericDTypes);
+  b.register_kernel<&addc_out<AddcdivOp, false>>("addcdiv.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -63,7 +63,7 @@ void max_pool2d_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_pool(GpuBackend& b) {
-  b.register_kernel<&max_pool2d_out>("max_pool2d.out", kFloatTypes);
+  b.register_kernel<&max_pool2d_out>("max_pool2d.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

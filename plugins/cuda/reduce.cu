@@ -17,25 +17,14 @@
 namespace plexus::gpu {
 namespace {
 
+// self's dims split into kept ones (strides in self and out) and reduced ones
+// (strides in self), each collapsed (plexus/sdk/layout.hpp).
 struct ReduceLayout {
-  int32_t kept_ndim, red_ndim;
-  int64_t kept_sizes[kMaxDims], kept_in[kMaxDims], kept_out[kMaxDims];
-  int64_t red_sizes[kMaxDims], red_in[kMaxDims];
-  int64_t outputs, count;
+  sdk::CollapsedDims<2, kMaxDims> kept;
+  sdk::CollapsedDims<1, kMaxDims> red;
   const void* in;  // elements of the op's dtype
   void* out;
 };
-
-// Offset of row-major index i over sizes with strides.
-__device__ __forceinline__ int64_t offset_of(int64_t i, int32_t n, const int64_t* sizes,
-                                             const int64_t* strides) {
-  int64_t off = 0;
-  for (int d = n - 1; d >= 0; --d) {
-    off += (i % sizes[d]) * strides[d];
-    i /= sizes[d];
-  }
-  return off;
-}
 
 // Integers add as uint64 (wrapping, as the cpu does); the store wraps to C.
 template <typename C>
@@ -109,40 +98,35 @@ template <typename Op, typename T, typename Out>
 __global__ void reduce_kernel(ReduceLayout l, Op op) {
   using C = compute_t<T>;
   auto combine = [op](typename Op::A a, typename Op::A b) { return op.combine(a, b); };
-  for (int64_t o = blockIdx.x; o < l.outputs; o += gridDim.x) {
-    const T* in = static_cast<const T*>(l.in) + offset_of(o, l.kept_ndim, l.kept_sizes, l.kept_in);
+  for (int64_t o = blockIdx.x; o < l.kept.numel; o += gridDim.x) {
+    const T* in =
+        static_cast<const T*>(l.in) + offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[0]);
     typename Op::A acc = op.identity();
-    for (int64_t r = threadIdx.x; r < l.count; r += blockDim.x)
-      acc = op.combine(acc, op.element(C(in[offset_of(r, l.red_ndim, l.red_sizes, l.red_in)]), r));
+    for (int64_t r = threadIdx.x; r < l.red.numel; r += blockDim.x) {
+      const T& x = in[offset_in(r, l.red.ndim, l.red.sizes, l.red.strides[0])];
+      acc = op.combine(acc, op.element(C(x), r));
+    }
     acc = block_reduce(acc, combine);
     if (threadIdx.x == 0)
-      static_cast<Out*>(l.out)[offset_of(o, l.kept_ndim, l.kept_sizes, l.kept_out)] =
-          Out(op.finish(acc, l.count));
+      static_cast<Out*>(l.out)[offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[1])] =
+          Out(op.finish(acc, l.red.numel));
   }
 }
 
-// self's dims split into kept ones (with out's strides) and the reduced `dims`.
+// The layout of self reduced over `dims` into out.
 ReduceLayout reduce_layout(const plexus_kernel_call& call, const plexus_tensor& self,
                            const plexus_tensor& out, const std::vector<int64_t>& dims) {
-  if (self.ndim > kMaxDims)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + ": more than 8 dims");
   ReduceLayout l{};
-  bool keepdim = out.ndim == self.ndim;
-  l.outputs = l.count = 1;
+  bool keepdim = out.ndim == self.ndim, fits = true;
   for (int32_t d = 0, od = 0; d < self.ndim; ++d) {
-    bool reduced = std::find(dims.begin(), dims.end(), d) != dims.end();
-    if (reduced) {
-      l.red_sizes[l.red_ndim] = self.sizes[d];
-      l.red_in[l.red_ndim++] = self.strides[d];
-      l.count *= self.sizes[d];
+    if (std::find(dims.begin(), dims.end(), d) != dims.end()) {
+      fits = fits && l.red.push(self.sizes[d], {self.strides[d]});
       od += keepdim;
     } else {
-      l.kept_sizes[l.kept_ndim] = self.sizes[d];
-      l.kept_in[l.kept_ndim] = self.strides[d];
-      l.kept_out[l.kept_ndim++] = out.strides[od++];
-      l.outputs *= self.sizes[d];
+      fits = fits && l.kept.push(self.sizes[d], {self.strides[d], out.strides[od++]});
     }
   }
+  if (!fits) sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + ": more than 8 dims");
   l.in = static_cast<const char*>(self.storage) + self.offset * dtype_size(self.dtype);
   l.out = static_cast<char*>(out.storage) + out.offset * dtype_size(out.dtype);
   return l;
@@ -150,9 +134,9 @@ ReduceLayout reduce_layout(const plexus_kernel_call& call, const plexus_tensor& 
 
 template <typename T, typename Out, typename Op>
 void run_reduce(const plexus_kernel_call& call, const ReduceLayout& l, Op op) {
-  if (l.outputs == 0) return;
-  unsigned threads = l.count <= 32 ? 32 : (l.count <= 1024 ? 128 : 256);
-  unsigned blocks = unsigned(std::min<int64_t>(l.outputs, 65535));
+  if (l.kept.numel == 0) return;
+  unsigned threads = l.red.numel <= 32 ? 32 : (l.red.numel <= 1024 ? 128 : 256);
+  unsigned blocks = unsigned(std::min<int64_t>(l.kept.numel, 65535));
   auto* kernel = &reduce_kernel<Op, T, Out>;
   PLEXUS_LAUNCH(kernel, blocks, threads, 0, stream_of(call), l, op);
   check_launch(call, "reduce_kernel");
@@ -201,7 +185,7 @@ void arg_extreme_out(const plexus_kernel_call& call) {
   else
     for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
   ReduceLayout l = reduce_layout(call, self, out, dims);
-  if (l.count == 0) return;  // the host rejects an empty reduced dim
+  if (l.red.numel == 0) return;  // the host rejects an empty reduced dim
   visit_numeric(self.dtype, [&](auto tag) {
     using T = decltype(tag);
     run_reduce<T, int64_t>(call, l, ArgExtremeOp<compute_t<T>, IsMax>{});
@@ -211,12 +195,12 @@ void arg_extreme_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_reduce(GpuBackend& b) {
-  b.register_kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", kNumericTypes);
-  b.register_kernel<&reduce_out<MeanOp, 4, false>>("mean.out", kFloatTypes);
-  b.register_kernel<&reduce_out<MaxOp, 3, true>>("amax.out", kAllTypes);
-  b.register_kernel<&reduce_out<MinOp, 3, true>>("amin.out", kAllTypes);
-  b.register_kernel<&arg_extreme_out<true>>("argmax.out", kNumericTypes);
-  b.register_kernel<&arg_extreme_out<false>>("argmin.out", kNumericTypes);
+  b.register_kernel<&reduce_out<SumOp, 4, true>>("sum.IntList_out", sdk::kNumericDTypes);
+  b.register_kernel<&reduce_out<MeanOp, 4, false>>("mean.out", sdk::kFloatingDTypes);
+  b.register_kernel<&reduce_out<MaxOp, 3, true>>("amax.out", sdk::kAllDTypes);
+  b.register_kernel<&reduce_out<MinOp, 3, true>>("amin.out", sdk::kAllDTypes);
+  b.register_kernel<&arg_extreme_out<true>>("argmax.out", sdk::kNumericDTypes);
+  b.register_kernel<&arg_extreme_out<false>>("argmin.out", sdk::kNumericDTypes);
 }
 
 }  // namespace plexus::gpu

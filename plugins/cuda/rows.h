@@ -20,17 +20,6 @@ struct Rows {
   void* out;
 };
 
-// Element offset of row-major index i over nd dims of sizes and strides.
-__device__ __forceinline__ int64_t offset_in(int64_t i, int32_t nd, const int64_t* sizes,
-                                             const int64_t* strides) {
-  int64_t off = 0;
-  for (int d = nd - 1; d >= 0; --d) {
-    off += (i % sizes[d]) * strides[d];
-    i /= sizes[d];
-  }
-  return off;
-}
-
 // in/out's dims split: those in [first, first + count) are a row's, the rest index rows.
 inline Rows rows_of(const plexus_kernel_call& call, const plexus_tensor& in,
                     const plexus_tensor& out, int32_t first, int32_t count) {

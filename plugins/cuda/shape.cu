@@ -9,8 +9,6 @@
 namespace plexus::gpu {
 namespace {
 
-constexpr uint32_t kAllTypes = (1u << PLEXUS_NUM_DTYPES) - 1;
-
 template <typename W>
 struct Same {
   __device__ W operator()(W v) const { return v; }
@@ -52,7 +50,7 @@ void cat_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_shape(GpuBackend& b) {
-  b.register_kernel<&cat_out>("cat.out", kAllTypes);
+  b.register_kernel<&cat_out>("cat.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::gpu

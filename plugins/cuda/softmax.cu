@@ -69,8 +69,8 @@ void softmax_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_softmax(GpuBackend& b) {
-  b.register_kernel<&softmax_out<false>>("softmax.int_out", kFloatTypes);
-  b.register_kernel<&softmax_out<true>>("log_softmax.int_out", kFloatTypes);
+  b.register_kernel<&softmax_out<false>>("softmax.int_out", sdk::kFloatingDTypes);
+  b.register_kernel<&softmax_out<true>>("log_softmax.int_out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -142,20 +142,20 @@ void clamp_out(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_unary(GpuBackend& b) {
-  b.register_kernel<&unary_out<NegOp, true>>("neg.out", kNumericTypes);
-  b.register_kernel<&unary_out<AbsOp, true>>("abs.out", kNumericTypes);
-  b.register_kernel<&unary_out<ReluOp, true>>("relu.out", kNumericTypes);
-  b.register_kernel<&clamp_out>("clamp.out", kNumericTypes);
-  b.register_kernel<&unary_out<ExpOp>>("exp.out", kFloatTypes);
-  b.register_kernel<&unary_out<LogOp>>("log.out", kFloatTypes);
-  b.register_kernel<&unary_out<SqrtOp>>("sqrt.out", kFloatTypes);
-  b.register_kernel<&unary_out<RsqrtOp>>("rsqrt.out", kFloatTypes);
-  b.register_kernel<&unary_out<SinOp>>("sin.out", kFloatTypes);
-  b.register_kernel<&unary_out<CosOp>>("cos.out", kFloatTypes);
-  b.register_kernel<&unary_out<TanhOp>>("tanh.out", kFloatTypes);
-  b.register_kernel<&unary_out<SigmoidOp>>("sigmoid.out", kFloatTypes);
-  b.register_kernel<&unary_out<SiluOp>>("silu.out", kFloatTypes);
-  b.register_kernel<&gelu_out>("gelu.out", kFloatTypes);
+  b.register_kernel<&unary_out<NegOp, true>>("neg.out", sdk::kNumericDTypes);
+  b.register_kernel<&unary_out<AbsOp, true>>("abs.out", sdk::kNumericDTypes);
+  b.register_kernel<&unary_out<ReluOp, true>>("relu.out", sdk::kNumericDTypes);
+  b.register_kernel<&clamp_out>("clamp.out", sdk::kNumericDTypes);
+  b.register_kernel<&unary_out<ExpOp>>("exp.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<LogOp>>("log.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<SqrtOp>>("sqrt.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<RsqrtOp>>("rsqrt.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<SinOp>>("sin.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<CosOp>>("cos.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<TanhOp>>("tanh.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<SigmoidOp>>("sigmoid.out", sdk::kFloatingDTypes);
+  b.register_kernel<&unary_out<SiluOp>>("silu.out", sdk::kFloatingDTypes);
+  b.register_kernel<&gelu_out>("gelu.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::gpu

@@ -16,11 +16,8 @@ namespace {
 // Operation codes of shaders/binary.comp.
 enum BinaryOp { kAdd, kSub, kMul, kDiv, kDivTrunc, kDivFloor, kPow, kMax, kMin };
 
-constexpr uint32_t kFloat = sdk::kFloatingDTypes;
-constexpr uint32_t kNumeric = sdk::kNumericDTypes;
-constexpr uint32_t kAll = sdk::kAllDTypes;
 // Without GLSL's transcendental builtins for double.
-constexpr uint32_t kPowTypes = kNumeric & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
+constexpr uint32_t kPowTypes = sdk::kNumericDTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
 
 void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& out,
          const plexus_tensor& self, const plexus_tensor& other, uint64_t alpha = 0) {
@@ -104,19 +101,19 @@ void pow_scalar_out(VulkanBackend& b, const plexus_kernel_call& call) {
 }  // namespace
 
 void register_binary(VulkanBackend& b) {
-  b.register_kernel<&add_sub_out<kAdd>>("add.out", kAll);
-  b.register_kernel<&add_sub_out<kSub>>("sub.out", kNumeric);
-  b.register_kernel<&plain_out<kMul>>("mul.out", kAll);
-  b.register_kernel<&plain_out<kDiv>>("div.out", kFloat);
+  b.register_kernel<&add_sub_out<kAdd>>("add.out", sdk::kAllDTypes);
+  b.register_kernel<&add_sub_out<kSub>>("sub.out", sdk::kNumericDTypes);
+  b.register_kernel<&plain_out<kMul>>("mul.out", sdk::kAllDTypes);
+  b.register_kernel<&plain_out<kDiv>>("div.out", sdk::kFloatingDTypes);
   // Not float64: floor division of subnormal doubles (2^-1022 // 2^-1074) comes
   // out wrong on lavapipe, probably in the frexp/ldexp of math.glsl's fmod_d.
   b.register_kernel<&div_mode_out>(
-      "div.out_mode", (kFloat & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)) |
+      "div.out_mode", (sdk::kFloatingDTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)) |
                           (sdk::kIntegralDTypes & ~PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_BOOL)));
   b.register_kernel<&plain_out<kPow>>("pow.Tensor_Tensor_out", kPowTypes);
   b.register_kernel<&pow_scalar_out>("pow.Tensor_Scalar_out", kPowTypes);
-  b.register_kernel<&plain_out<kMax>>("maximum.out", kAll);
-  b.register_kernel<&plain_out<kMin>>("minimum.out", kAll);
+  b.register_kernel<&plain_out<kMax>>("maximum.out", sdk::kAllDTypes);
+  b.register_kernel<&plain_out<kMin>>("minimum.out", sdk::kAllDTypes);
 }
 
 }  // namespace plexus::vulkan

@@ -38,32 +38,23 @@ bool copy_packed(Device& dev, void* stream, const plexus_tensor& self, const ple
     return true;
   }
   if (es != 4 || block_offset(self) % 16 != 0 || n < 4) return false;
-  // src's dims with size-1 dims dropped and dims merged where src is
-  // contiguous across them (self is contiguous everywhere).
-  std::vector<int64_t> sizes, strides;
-  for (int32_t d = 0; d < self.ndim; ++d) {
-    if (self.sizes[d] == 1) continue;
-    if (!sizes.empty() && strides.back() == src.strides[d] * self.sizes[d]) {
-      sizes.back() *= self.sizes[d];
-      strides.back() = src.strides[d];
-    } else {
-      sizes.push_back(self.sizes[d]);
-      strides.push_back(src.strides[d]);
-    }
+  // src's dims collapsed (plexus/sdk/layout.hpp; self is contiguous, so src's
+  // strides alone decide), padded in front to 3.
+  sdk::CollapsedDims<1, 3> c;
+  if (!sdk::collapse_dims(self.ndim, self.sizes, {src.strides}, c)) return false;
+  int64_t sizes[3] = {1, 1, 1}, strides[3] = {0, 0, 0};
+  for (int32_t d = 0; d < c.ndim; ++d) {
+    sizes[3 - c.ndim + d] = c.sizes[d];
+    strides[3 - c.ndim + d] = c.strides[0][d];
   }
-  if (sizes.size() > 3 || sizes.back() % 4 != 0 || sizes.back() > INT32_MAX ||
-      n * 4 > int64_t(dev.info().max_storage_range))
+  if (sizes[2] % 4 != 0 || sizes[2] > INT32_MAX || n * 4 > int64_t(dev.info().max_storage_range))
     return false;
-  while (sizes.size() < 3) {
-    sizes.insert(sizes.begin(), 1);
-    strides.insert(strides.begin(), 0);
-  }
   if (sizes[0] > 65535 || sizes[1] > 65535) return false;
   GatherPush p{};
   for (int i = 0; i < 3; ++i) {
-    if (strides[size_t(i)] > INT32_MAX) return false;
-    p.sizes[i] = int32_t(sizes[size_t(i)]);
-    p.strides[i] = int32_t(strides[size_t(i)]);
+    if (strides[i] > INT32_MAX) return false;
+    p.sizes[i] = int32_t(sizes[i]);
+    p.strides[i] = int32_t(strides[i]);
   }
   VkBufferView view = dev.texel_view(in, false);
   if (!view) return false;

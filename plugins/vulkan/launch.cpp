@@ -3,7 +3,9 @@
 #include "launch.h"
 
 #include <algorithm>
+#include <array>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "shaders.h"
@@ -110,33 +112,19 @@ void launch_tail(Device& dev, void* stream, const char* module, std::initializer
     launch_elementwise(dev, stream, module, spec, {p[0], p[1], p[2]}, push);
 }
 
-// The dims of an elementwise launch, outermost first, with each tensor's strides.
-struct Collapsed {
-  std::vector<int64_t> sizes;
-  std::vector<int64_t> strides[4];
-};
-
-// out's dims with size-1 dims dropped and dim d merged into d + 1 when every
-// tensor is contiguous across them.
-Collapsed collapse(const plexus_tensor& out, std::initializer_list<const plexus_tensor*> tensors) {
-  Collapsed c;
-  for (int32_t d = 0; d < out.ndim; ++d) {
-    if (out.sizes[d] == 1) continue;
-    bool merge = !c.sizes.empty();
-    int k = 0;
-    for (const plexus_tensor* t : tensors) {
-      if (merge && c.strides[k].back() != t->strides[d] * out.sizes[d]) merge = false;
-      ++k;
-    }
-    k = 0;
-    if (merge) {
-      c.sizes.back() *= out.sizes[d];
-      for (const plexus_tensor* t : tensors) c.strides[k++].back() = t->strides[d];
-    } else {
-      c.sizes.push_back(out.sizes[d]);
-      for (const plexus_tensor* t : tensors) c.strides[k++].push_back(t->strides[d]);
-    }
-  }
+// out's dims collapsed (plexus/sdk/layout.hpp) over every tensor's strides;
+// operands past the tensors given have stride 0, which merges everywhere.
+sdk::CollapsedDims<4> collapse(const char* module, const plexus_tensor& out,
+                               std::initializer_list<const plexus_tensor*> tensors) {
+  const std::vector<int64_t> zeros(size_t(out.ndim), 0);
+  std::array<const int64_t*, 4> strides{zeros.data(), zeros.data(), zeros.data(), zeros.data()};
+  size_t k = 0;
+  for (const plexus_tensor* t : tensors) strides[k++] = t->strides;
+  sdk::CollapsedDims<4> c;
+  if (!sdk::collapse_dims(out.ndim, out.sizes, strides, c))
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " +
+                                            std::to_string(out.ndim) + " dims (at most " +
+                                            std::to_string(sdk::kMaxIterDims) + ")");
   return c;
 }
 
@@ -269,20 +257,19 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
     if (done < n) launch_tail(dev, stream, module, spec, tensors, push, done);
     return;
   }
-  const Collapsed c = collapse(out, tensors);
+  const sdk::CollapsedDims<4> c = collapse(module, out, tensors);
   const int nt = int(tensors.size());
   int k = 0;
   for (const plexus_tensor* t : tensors) push.t[k++] = address_of(*t);
   push.n = uint32_t(n);
-  push.ndim = int32_t(c.sizes.size());
+  push.ndim = c.ndim;
   std::vector<int32_t> meta;
-  if (c.sizes.size() <= 1) {
-    for (int j = 0; j < nt; ++j) push.st[j] = c.sizes.empty() ? 0 : int32_t(c.strides[j][0]);
+  if (c.ndim <= 1) {
+    for (int j = 0; j < nt; ++j) push.st[j] = c.ndim == 0 ? 0 : int32_t(c.strides[j][0]);
   } else {
-    meta.assign(c.sizes.begin(), c.sizes.end());
+    meta.assign(c.sizes, c.sizes + c.ndim);
     for (int j = 0; j < 4; ++j)
-      for (size_t d = 0; d < c.sizes.size(); ++d)
-        meta.push_back(j < nt ? int32_t(c.strides[j][d]) : 0);
+      for (int32_t d = 0; d < c.ndim; ++d) meta.push_back(j < nt ? int32_t(c.strides[j][d]) : 0);
   }
   uint32_t groups = uint32_t(std::min<int64_t>((n + 255) / 256, 4096));
   dev.dispatch(stream, module, spec, &push, sizeof push, meta.data(), meta.size(), groups);

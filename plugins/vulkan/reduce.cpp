@@ -23,42 +23,29 @@ struct ReducePush {
 };
 static_assert(sizeof(ReducePush) == 40);
 
-// Kept dims (size, self stride, out stride) and reduced dims (size, self
-// stride), each merged where contiguous, as the shader's meta block.
+// Kept dims (self's and out's strides) and reduced dims (self's strides),
+// each collapsed (plexus/sdk/layout.hpp), for the shader's meta block.
 struct Plan {
-  std::vector<int64_t> ks, kss, kos, rs, rss;
-  int64_t n_out = 1, count = 1;
+  sdk::CollapsedDims<2> kept;
+  sdk::CollapsedDims<1> reduced;
 };
 
-void add_dim(std::vector<int64_t>& sizes, std::vector<int64_t>& s1, std::vector<int64_t>* s2,
-             int64_t size, int64_t st1, int64_t st2) {
-  if (size == 1) return;
-  if (!sizes.empty() && s1.back() == st1 * size && (!s2 || s2->back() == st2 * size)) {
-    sizes.back() *= size;
-    s1.back() = st1;
-    if (s2) s2->back() = st2;
-    return;
-  }
-  sizes.push_back(size);
-  s1.push_back(st1);
-  if (s2) s2->push_back(st2);
-}
-
-Plan plan(const plexus_tensor& self, const plexus_tensor& out, const std::vector<bool>& reduced) {
+Plan plan(const plexus_kernel_call& call, const plexus_tensor& self, const plexus_tensor& out,
+          const std::vector<bool>& reduced) {
   Plan p;
-  bool keepdim = out.ndim == self.ndim;
-  int32_t od = 0;
-  for (int32_t d = 0; d < self.ndim; ++d) {
+  bool keepdim = out.ndim == self.ndim, fits = true;
+  for (int32_t d = 0, od = 0; d < self.ndim; ++d) {
     if (reduced[size_t(d)]) {
-      add_dim(p.rs, p.rss, nullptr, self.sizes[d], self.strides[d], 0);
-      p.count *= self.sizes[d];
+      fits = fits && p.reduced.push(self.sizes[d], {self.strides[d]});
       if (keepdim) ++od;
     } else {
-      add_dim(p.ks, p.kss, &p.kos, self.sizes[d], self.strides[d], out.strides[od]);
-      p.n_out *= self.sizes[d];
-      ++od;
+      fits = fits && p.kept.push(self.sizes[d], {self.strides[d], out.strides[od++]});
     }
   }
+  if (!fits)
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": " +
+                                            std::to_string(self.ndim) + " dims (at most " +
+                                            std::to_string(sdk::kMaxIterDims) + ")");
   return p;
 }
 
@@ -124,26 +111,31 @@ bool run_packed(VulkanBackend& b, const plexus_kernel_call& call, int op, const 
 
 void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_tensor& self,
          const plexus_tensor& out, const std::vector<bool>& reduced) {
-  Plan p = plan(self, out, reduced);
+  Plan p = plan(call, self, out, reduced);
   if (numel(out) == 0) return;
   if (run_packed(b, call, op, self, out, reduced)) return;
-  if (p.count > INT32_MAX || p.n_out > INT32_MAX)
+  const int64_t n_out = p.kept.numel, count = p.reduced.numel;
+  if (count > INT32_MAX || n_out > INT32_MAX)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
               std::string("vulkan ") + call.op + ": more than 2^31 - 1 elements reduced or kept");
-  std::vector<int32_t> meta{int32_t(p.ks.size()), int32_t(p.rs.size())};
-  for (auto* v : {&p.ks, &p.kss, &p.kos, &p.rs, &p.rss})
-    for (int64_t x : *v) meta.push_back(int32_t(x));
+  // The meta block: kept and reduced ndim, then the kept sizes, self strides
+  // and out strides, then the reduced sizes and self strides.
+  std::vector<int32_t> meta{p.kept.ndim, p.reduced.ndim};
+  for (const int64_t* v : {p.kept.sizes, p.kept.strides[0], p.kept.strides[1]})
+    meta.insert(meta.end(), v, v + p.kept.ndim);
+  for (const int64_t* v : {p.reduced.sizes, p.reduced.strides[0]})
+    meta.insert(meta.end(), v, v + p.reduced.ndim);
   ReducePush push{};
   push.t[0] = address_of(out);
   push.t[1] = address_of(self);
-  push.n_out = uint32_t(p.n_out);
-  push.count = uint32_t(p.count);
-  const int32_t one_reduced = p.rs.size() == 1 ? 1 : 0;
-  if (one_reduced) push.rstride = int32_t(p.rss[0]);
+  push.n_out = uint32_t(n_out);
+  push.count = uint32_t(count);
+  const int32_t one_reduced = p.reduced.ndim == 1 ? 1 : 0;
+  if (one_reduced) push.rstride = int32_t(p.reduced.strides[0][0]);
   // Few elements per output: one invocation each; else a workgroup each.
-  bool per_thread = p.count < 64;
-  uint32_t groups = per_thread ? uint32_t(std::min<int64_t>((p.n_out + 255) / 256, 4096))
-                               : uint32_t(std::min<int64_t>(p.n_out, 65535));
+  bool per_thread = count < 64;
+  uint32_t groups = per_thread ? uint32_t(std::min<int64_t>((n_out + 255) / 256, 4096))
+                               : uint32_t(std::min<int64_t>(n_out, 65535));
   b.device(call.device_index)
       .dispatch(call.stream, module_name("reduce", self.dtype).c_str(),
                 {op, per_thread ? 1 : 0, one_reduced}, &push, sizeof push, meta.data(), meta.size(),

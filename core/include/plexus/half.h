@@ -1,5 +1,6 @@
 // IEEE binary16 (float16) and bfloat16 storage types with correctly rounded
-// conversions (round to nearest, ties to even; NaN stays NaN; overflow to Inf).
+// conversions (round to nearest, ties to even; NaN stays NaN; overflow to Inf):
+// the SDK's plexus/sdk/half_bits.hpp, Note [16-bit float rounding and NaN].
 #pragma once
 
 #include <bit>
@@ -7,7 +8,7 @@
 
 namespace plexus {
 
-// Bit-level conversions; the single implementation every part of plexus uses.
+// Bit-level conversions (core/src/half.cpp calls the SDK's, which plugins use too).
 uint16_t float_to_half_bits(float f);
 uint16_t double_to_half_bits(double d);  // rounds once, directly from double
 float half_bits_to_float(uint16_t h);

@@ -1,40 +1,34 @@
 #include "call/host_kernels.h"
 
+#include <array>
+
 #include "plexus/dispatcher.h"
 #include "plexus/dtype_dispatch.h"
+#include "plexus/sdk/elementwise.hpp"
+#include "plexus/sdk/layout.hpp"
 
 namespace plexus {
 namespace {
 
-// Calls f(dst_ptr, src_ptr, n, dst_step, src_step) for each innermost row of
-// two same-shape strided host tensors (src may be null for fills).
+// Calls f(dst_ptr, src_ptr, n, dst_step, src_step) (steps in bytes) for each
+// innermost row of two same-shape strided host tensors (src may be null for
+// fills), their dims collapsed as plugins collapse them (plexus/sdk/layout.hpp).
 template <typename F>
 void for_each_row(const Tensor& dst, const Tensor* src, F&& f) {
-  int64_t nd = dst.dim();
-  if (dst.numel() == 0) return;
+  const Tensor& s = src ? *src : dst;  // a fill walks dst's layout alone
+  sdk::CollapsedDims<2> dims;
+  PLEXUS_CHECK(sdk::collapse_dims(int32_t(dst.dim()), dst.sizes().data(),
+                                  {dst.strides().data(), s.strides().data()}, dims),
+               ErrorCode::Unsupported, "host copy: {} dims do not collapse to at most {}",
+               dst.dim(), sdk::kMaxIterDims);
   char* d = static_cast<char*>(dst.data_ptr());
-  const char* s = src ? static_cast<const char*>(src->data_ptr()) : nullptr;
-  if (nd == 0) {
-    f(d, s, 1, 0, 0);
-    return;
-  }
-  int64_t di = dst.itemsize(), si = src ? src->itemsize() : 0;
-  int64_t inner = dst.sizes()[nd - 1];
-  int64_t dstep = dst.strides()[nd - 1] * di, sstep = src ? src->strides()[nd - 1] * si : 0;
-  Shape idx(nd - 1, 0);
-  int64_t rows = dst.numel() / inner;
-  for (int64_t r = 0; r < rows; ++r) {
-    int64_t doff = 0, soff = 0;
-    for (int64_t k = 0; k < nd - 1; ++k) {
-      doff += idx[k] * dst.strides()[k] * di;
-      if (src) soff += idx[k] * src->strides()[k] * si;
-    }
-    f(d + doff, s ? s + soff : nullptr, inner, dstep, sstep);
-    for (int64_t k = nd - 2; k >= 0; --k) {
-      if (++idx[k] < dst.sizes()[k]) break;
-      idx[k] = 0;
-    }
-  }
+  const char* sp = src ? static_cast<const char*>(src->data_ptr()) : nullptr;
+  const int64_t di = dst.itemsize(), si = src ? src->itemsize() : 0;
+  sdk::for_each_row<2>(
+      dims.ndim, dims.sizes, {dims.strides[0], dims.strides[1]},
+      [&](const std::array<int64_t, 2>& off, int64_t n, const std::array<int64_t, 2>& step) {
+        f(d + off[0] * di, sp ? sp + off[1] * si : nullptr, n, step[0] * di, step[1] * si);
+      });
 }
 
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False)
@@ -79,8 +73,7 @@ void fill_kernel(void*, KernelCall& call) {
 
 void register_host_kernels(Dispatcher& d) {
   d.register_kernel("copy_", kCPU, copy_kernel, nullptr, DTypeSet::all(), kHostKernelSource);
-  d.register_kernel("fill_.Scalar", kCPU, fill_kernel, nullptr, DTypeSet::all(),
-                    kHostKernelSource);
+  d.register_kernel("fill_.Scalar", kCPU, fill_kernel, nullptr, DTypeSet::all(), kHostKernelSource);
 }
 
 void restore_host_kernels(Dispatcher& d) {

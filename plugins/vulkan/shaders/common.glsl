@@ -18,9 +18,12 @@ layout(buffer_reference, scalar, buffer_reference_align = 8) buffer BufI64 { int
 layout(buffer_reference, scalar, buffer_reference_align = 8) buffer BufF64 { double v[]; };
 layout(buffer_reference, scalar, buffer_reference_align = 4) readonly buffer Meta { int v[]; };
 
+// bfloat16 conversions: GLSL's spelling of plexus/sdk/half_bits.hpp's
+// bfloat16_bits_to_float and float_to_bfloat16_bits, formula for formula, so the
+// same bits (Note [16-bit float rounding and NaN]); change them together.
 float bf16_to_f32(uint16_t b) { return uintBitsToFloat(uint(b) << 16); }
 
-// Round to nearest even; NaN stays NaN (made quiet).
+// Round to nearest even; NaN stays NaN, made quiet, sign and top payload kept.
 uint16_t f32_to_bf16(float f) {
   uint u = floatBitsToUint(f);
   if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40u);

@@ -3,9 +3,11 @@
 // nothing to it: a plugin using them still links nothing from plexus.
 //
 //   sdk/error.hpp        sdk::Error, guard(): exceptions to statuses at the boundary
+//   sdk/half_bits.hpp    float <-> float16/bfloat16 bits, host and device code
 //   sdk/half.hpp         sdk::Half, sdk::BFloat16
 //   sdk/dtype.hpp        visit_dtype(), dtype_of<T>(), convert<To>(), dtype sets
 //   sdk/tensor_view.hpp  TensorView<T>: typed strided access to a plexus_tensor
+//   sdk/layout.hpp       CollapsedDims, collapse_dims(): strided layouts as few dims
 //   sdk/elementwise.hpp  for_each_row(), for_each(), elementwise() over strided views
 //   sdk/args.hpp         Args: a kernel call's arguments by position, checked
 //   sdk/host.hpp         the host table as throwing C++ calls, log(), option()
@@ -28,7 +30,9 @@
 #include "plexus/sdk/elementwise.hpp"
 #include "plexus/sdk/error.hpp"
 #include "plexus/sdk/half.hpp"
+#include "plexus/sdk/half_bits.hpp"
 #include "plexus/sdk/host.hpp"
 #include "plexus/sdk/kernel.hpp"
+#include "plexus/sdk/layout.hpp"
 #include "plexus/sdk/pool.hpp"
 #include "plexus/sdk/tensor_view.hpp"

@@ -1,6 +1,6 @@
 // Iteration over views of one shape (the host has already broadcast inputs:
-// broadcast dims have stride 0). Dims that are contiguous in every view are
-// merged, so the innermost loop runs as long as the layouts allow.
+// broadcast dims have stride 0). Dims are collapsed first (layout.hpp), so the
+// innermost loop runs as long as the layouts allow.
 #pragma once
 
 #include <array>
@@ -12,58 +12,43 @@
 #include <utility>
 
 #include "plexus/sdk/error.hpp"
+#include "plexus/sdk/layout.hpp"
 #include "plexus/sdk/tensor_view.hpp"
 
 namespace plexus::sdk {
 
-// The most dims the iterators accept.
-inline constexpr int32_t kMaxIterDims = 64;
-
 // Calls row(offsets, n, steps) for every innermost row of a shape shared by N
 // strided operands: offsets[k] is where operand k's row starts (in elements
 // from its element [0, ..., 0]), steps[k] its stride along the row, n the
-// row's length. Rows come in row-major order; nothing is called for an empty
-// shape, and a 0-d shape is one row of one element.
+// row's length. Rows come in row-major order of the collapsed dims
+// (layout.hpp); nothing is called for an empty shape, and a 0-d shape is one
+// row of one element.
 template <size_t N, typename Row>
 void for_each_row(int32_t ndim, const int64_t* sizes, const std::array<const int64_t*, N>& strides,
                   Row&& row) {
-  if (ndim > kMaxIterDims)
+  CollapsedDims<N> c;
+  if (!collapse_dims(ndim, sizes, strides, c))
     fail(PLEXUS_ERROR_UNSUPPORTED, "for_each_row: " + std::to_string(ndim) + " dims (at most " +
                                        std::to_string(kMaxIterDims) + ")");
-  // The loop nest, innermost first, after dropping size-1 dims and merging.
-  int64_t size[kMaxIterDims];
-  int64_t stride[N][kMaxIterDims];
-  int32_t m = 0;
-  for (int32_t d = ndim - 1; d >= 0; --d) {
-    if (sizes[d] == 0) return;
-    if (sizes[d] == 1) continue;
-    bool merge = m > 0;
-    for (size_t k = 0; k < N && merge; ++k) merge = strides[k][d] == stride[k][m - 1] * size[m - 1];
-    if (merge) {
-      size[m - 1] *= sizes[d];
-      continue;
-    }
-    size[m] = sizes[d];
-    for (size_t k = 0; k < N; ++k) stride[k][m] = strides[k][d];
-    ++m;
-  }
+  if (c.numel == 0) return;
   std::array<int64_t, N> offsets{}, steps{};
-  if (m == 0) {
+  if (c.ndim == 0) {
     row(offsets, int64_t{1}, steps);
     return;
   }
-  for (size_t k = 0; k < N; ++k) steps[k] = stride[k][0];
+  const int32_t inner = c.ndim - 1;
+  for (size_t k = 0; k < N; ++k) steps[k] = c.strides[k][inner];
   int64_t index[kMaxIterDims] = {};
   for (;;) {
-    row(offsets, size[0], steps);
-    int32_t d = 1;
-    for (; d < m; ++d) {  // advance the outer dims like an odometer
-      for (size_t k = 0; k < N; ++k) offsets[k] += stride[k][d];
-      if (++index[d] < size[d]) break;
-      for (size_t k = 0; k < N; ++k) offsets[k] -= stride[k][d] * size[d];
+    row(offsets, c.sizes[inner], steps);
+    int32_t d = inner - 1;
+    for (; d >= 0; --d) {  // advance the outer dims like an odometer
+      for (size_t k = 0; k < N; ++k) offsets[k] += c.strides[k][d];
+      if (++index[d] < c.sizes[d]) break;
+      for (size_t k = 0; k < N; ++k) offsets[k] -= c.strides[k][d] * c.sizes[d];
       index[d] = 0;
     }
-    if (d >= m) return;
+    if (d < 0) return;
   }
 }
 
