@@ -271,6 +271,27 @@ const Rule* find_rule(const Operator& op) {
   return nullptr;
 }
 
+Differentiable differentiable(const Operator& op) {
+  const Operator* f = &op;
+  if (op.kind() == OpKind::Out || op.kind() == OpKind::Inplace) {
+    for (const Operator* o : Dispatcher::get().ops())
+      if (&o->kernel_op() == &op.kernel_op() && o->kind() == OpKind::Functional) f = o;
+  }
+  if (const Rule* r = find_rule(*f)) return r->backward ? Differentiable::Yes : Differentiable::No;
+  if (f->kind() == OpKind::Direct && f->composite()) return Differentiable::Composite;
+  return Differentiable::Missing;
+}
+
+std::string_view differentiable_name(Differentiable d) {
+  switch (d) {
+    case Differentiable::Yes: return "yes";
+    case Differentiable::Composite: return "composite";
+    case Differentiable::No: return "no";
+    case Differentiable::Missing: return "missing";
+  }
+  return "?";
+}
+
 void install() {
   static std::once_flag once;
   std::call_once(once, [] {

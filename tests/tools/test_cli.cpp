@@ -105,6 +105,24 @@ TEST_CASE("plexus ops --json holds every op with a schema that names it") {
   CHECK(found_add_out);
 }
 
+TEST_CASE("plexus ops says how autograd treats each op") {
+  Run r = run("ops --json");
+  REQUIRE(r.status == 0);
+  std::map<std::string, std::string> grad;
+  auto j = nlohmann::json::parse(r.out);  // kept: the loop walks into it
+  for (auto& op : j["ops"]) grad[op["name"].get<std::string>()] = op["differentiable"];
+  CHECK(grad.at("add.out") == "yes");
+  CHECK(grad.at("add.Tensor") == "yes");
+  CHECK(grad.at("mul_.Tensor") == "yes");
+  CHECK(grad.at("eq.Tensor_out") == "no");
+  CHECK(grad.at("argmax.out") == "no");
+  CHECK(grad.at("matmul") == "composite");
+  CHECK(grad.at("conv2d.out") == "missing");
+  Run m = run("ops");
+  REQUIRE(m.status == 0);
+  CHECK_THAT(m.out, Catch::Contains("  grad\n") && Catch::Contains("grad       yes: a derivative rule"));
+}
+
 #ifdef PLEXUS_MUTANT_CONTROL_DIR
 // The mutant_control plugin: one device with add.out, sum.IntList_out and
 // copy_ for float32 only (tests/conformance/mutants).

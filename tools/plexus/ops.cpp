@@ -8,6 +8,7 @@
 
 #include "commands.h"
 #include "plexus/config.h"
+#include "plexus/autograd.h"
 #include "plexus/coverage.h"
 #include "plexus/dispatcher.h"
 #include "plexus/plugins.h"
@@ -92,6 +93,7 @@ nlohmann::json op_json(const Operator& op) {
           {"kernel_op", op.kernel_op().name()},
           {"dtypes", dtype_list(op.catalog_dtypes())},
           {"composite", op.composite() != nullptr},
+          {"differentiable", std::string(autograd::differentiable_name(autograd::differentiable(op)))},
           {"kernels", kernels},
           {"coverage", cov}};
 }
@@ -126,14 +128,12 @@ int print_matrix() {
     widths.push_back(w);
   }
   fmt::print("{:<{}}", "op", w0);
-  for (size_t b = 0; b < bs.size(); ++b)
-    fmt::print("  {:<{}}", bs[b].first, b + 1 < bs.size() ? widths[b] : 0);
-  fmt::print("\n");
+  for (size_t b = 0; b < bs.size(); ++b) fmt::print("  {:<{}}", bs[b].first, widths[b]);
+  fmt::print("  grad\n");
   for (size_t i = 0; i < ops.size(); ++i) {
     fmt::print("{:<{}}", ops[i]->name(), w0);
-    for (size_t b = 0; b < bs.size(); ++b)  // the last column unpadded: no trailing blanks
-      fmt::print("  {:<{}}", cells[i][b], b + 1 < bs.size() ? widths[b] : 0);
-    fmt::print("\n");
+    for (size_t b = 0; b < bs.size(); ++b) fmt::print("  {:<{}}", cells[i][b], widths[b]);
+    fmt::print("  {}\n", autograd::differentiable_name(autograd::differentiable(*ops[i])));
   }
   fmt::print("\n{} ops hold kernels (their functional and in-place forms run through them).\n",
              ops.size());
@@ -145,6 +145,8 @@ int print_matrix() {
       "composite  the catalog decomposes the op into other ops\n"
       "fallback   runs on the cpu when the fallback policy is 'cpu' (it is '{}' now)\n"
       "missing    nothing runs it\n"
+      "grad       yes: a derivative rule; composite: differentiated op by op; no: integer or\n"
+      "           bool results; missing: no rule yet (autograd/README.md)\n"
       "`plexus ops NAME` shows one op, --schemas every schema, --json all of it.\n",
       fallback_policy_name(Dispatcher::get().fallback_policy()));
   return 0;
@@ -167,8 +169,9 @@ int print_schemas() {
 void print_op(const Operator& op) {
   fmt::print("{}\n  kind: {}; kernels are registered on {}\n", op.schema().str(),
              kind_name(op.kind()), op.kernel_op().name());
-  fmt::print("  catalog dtypes: {}\n  composite: {}\n", op.catalog_dtypes().str(),
-             op.composite() ? "yes" : "no");
+  fmt::print("  catalog dtypes: {}\n  composite: {}\n  differentiable: {}\n",
+             op.catalog_dtypes().str(), op.composite() ? "yes" : "no",
+             autograd::differentiable_name(autograd::differentiable(op)));
   for (auto& [name, slot] : backends()) {
     Coverage c = coverage(op, slot);
     std::string routes;

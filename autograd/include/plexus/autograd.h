@@ -23,6 +23,8 @@
 
 namespace plexus {
 
+class Operator;
+
 namespace autograd {
 
 class Node;
@@ -63,6 +65,18 @@ class Node : public std::enable_shared_from_this<Node> {
   uint64_t sequence_;
   std::vector<std::function<Tensor(const Tensor&)>> pre_hooks_;
 };
+
+// How autograd treats calls of an op (for an out= or in-place kernel op: of
+// its functional form).
+enum class Differentiable : uint8_t {
+  Yes,        // a derivative rule records it
+  Composite,  // no rule: its decomposition is recorded op by op
+  No,         // its results are integers or bools: never require grad
+  Missing,    // no rule and no decomposition: an input that requires grad is an error
+};
+Differentiable differentiable(const Operator& op);
+// "yes", "composite", "no", "missing".
+std::string_view differentiable_name(Differentiable d);
 
 // Grad mode of the calling thread: when off, ops record nothing.
 bool is_grad_enabled();
