@@ -26,13 +26,16 @@ class RuleNode final : public Node {
            "freed); pass retain_graph=true to the first backward",
            name());
     std::vector<Tensor> by_arg(needs_.size());
+    std::vector<std::vector<Tensor>> by_list(needs_.size());
     BackwardContext c(*this, saved_, saved_result_ ? &*saved_result_ : nullptr, grad, by_arg,
-                      needs_, sizes_);
+                      needs_, sizes_, by_list);
     rule_.backward(c);
     std::vector<Tensor> out(next_.size());
     for (size_t e = 0; e < next_.size(); ++e) {
-      const Tensor& g = by_arg[arg_of_edge_[e]];
-      if (g.defined()) out[e] = conform(g, inputs_[e], *this);
+      size_t a = arg_of_edge_[e], k = elem_of_edge_[e];
+      const Tensor* g = &by_arg[a];
+      if (k != kNotInList) g = k < by_list[a].size() ? &by_list[a][k] : nullptr;
+      if (g && g->defined()) out[e] = conform(*g, inputs_[e], *this);
     }
     return out;
   }
@@ -42,16 +45,19 @@ class RuleNode final : public Node {
     released_ = true;
   }
 
-  // Argument i of the call requires grad: an edge to where its gradient goes.
-  void add_input(size_t i, const Tensor& t) {
+  static constexpr size_t kNotInList = SIZE_MAX;
+  // Argument i of the call (element k of a tensor list) requires grad: an
+  // edge to where its gradient goes.
+  void add_input(size_t i, const Tensor& t, size_t k = kNotInList) {
     if (needs_.size() <= i) {
       needs_.resize(i + 1, false);
       sizes_.resize(i + 1);
     }
     needs_[i] = true;
-    sizes_[i].assign(t.sizes().begin(), t.sizes().end());
+    if (k == kNotInList) sizes_[i].assign(t.sizes().begin(), t.sizes().end());
     next_.push_back(gradient_edge(t));
     arg_of_edge_.push_back(i);
+    elem_of_edge_.push_back(k);
     inputs_.push_back(InputInfo::of(t));
   }
   void save_result(const Tensor& r) { saved_result_ = SavedTensor{r, r.storage()->version()}; }
@@ -62,7 +68,7 @@ class RuleNode final : public Node {
   std::optional<SavedTensor> saved_result_;
   std::vector<bool> needs_;
   std::vector<Shape> sizes_;  // by argument, for those that require grad
-  std::vector<size_t> arg_of_edge_;
+  std::vector<size_t> arg_of_edge_, elem_of_edge_;
   std::vector<InputInfo> inputs_;
   bool released_ = false;
 };
@@ -75,7 +81,11 @@ SavedArgs::Arg save_arg(const Value& v, bool keep_tensor) {
       const Tensor& t = v.to_tensor();
       return SavedTensor{t, t.storage()->version()};
     }
-    case Value::Tag::TensorList: return std::monostate{};
+    case Value::Tag::TensorList: {
+      SavedArgs::ListSizes sizes;
+      for (const Tensor& t : v.to_tensor_list()) sizes.emplace_back(t.sizes().begin(), t.sizes().end());
+      return sizes;
+    }
     case Value::Tag::Scalar: return v.to_scalar();
     case Value::Tag::Int: return v.to_int();
     case Value::Tag::IntList: {
@@ -136,9 +146,15 @@ Tensor record(const Rule& rule, const Operator& op, DispatchKeys keys,
   for (size_t i = 0; i < args.size(); ++i)
     saved.args.push_back(save_arg(args[i], (rule.save >> i) & 1u));
   auto node = std::make_shared<RuleNode>(rule, std::move(saved));
-  for (size_t i = 0; i < args.size(); ++i)
-    if (args[i].is_tensor() && requires_grad(args[i].to_tensor()))
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i].is_tensor() && requires_grad(args[i].to_tensor())) {
       node->add_input(i, args[i].to_tensor());
+    } else if (args[i].tag() == Value::Tag::TensorList) {
+      std::span<const Tensor> list = args[i].to_tensor_list();
+      for (size_t k = 0; k < list.size(); ++k)
+        if (requires_grad(list[k])) node->add_input(i, list[k], k);
+    }
+  }
   Tensor result = run_below(op, keys, args);
   if (!is_floating(result.dtype())) return result;
   if (rule.save_result) node->save_result(result);
@@ -235,6 +251,16 @@ bool BackwardContext::boolean(size_t i) const {
   if (!b) fail(ErrorCode::Internal, "{}: argument {} is not a bool", node_.name(), i);
   return *b;
 }
+const SavedArgs::ListSizes& BackwardContext::list_sizes(size_t i) const {
+  const auto* l = std::get_if<SavedArgs::ListSizes>(&at(i));
+  if (!l) fail(ErrorCode::Internal, "{}: argument {} is not a tensor list", node_.name(), i);
+  return *l;
+}
+void BackwardContext::set_list(size_t i, size_t k, Tensor g) {
+  std::vector<Tensor>& v = list_out_.at(i);
+  if (v.size() <= k) v.resize(k + 1);
+  v[k] = std::move(g);
+}
 double BackwardContext::real(size_t i) const {
   return scalar(i).to_double();
 }
@@ -254,6 +280,7 @@ const Rule* find_rule(const Operator& op) {
     add_compare_rules(t);
     add_layer_norm_rules(t);
     add_embedding_rules(t);
+    add_shape_rules(t);
     std::unordered_map<std::string_view, Rule> m;
     for (const Rule& r : t) m.emplace(r.op, r);
     return m;

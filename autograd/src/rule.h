@@ -28,8 +28,10 @@ struct SavedTensor {
 // kept only where the rule asked to save them.
 class SavedArgs {
  public:
+  // A tensor list is kept as its tensors' sizes (ListSizes).
+  using ListSizes = std::vector<Shape>;
   using Arg = std::variant<std::monostate, SavedTensor, Scalar, int64_t, std::vector<int64_t>,
-                           double, bool, std::string, DType, Device>;
+                           double, bool, std::string, DType, Device, ListSizes>;
   std::vector<Arg> args;
 };
 
@@ -54,9 +56,10 @@ class BackwardContext {
  public:
   BackwardContext(const Node& node, const SavedArgs& saved, const SavedTensor* result,
                   const Tensor& grad, std::vector<Tensor>& out, const std::vector<bool>& needs,
-                  const std::vector<Shape>& sizes)
+                  const std::vector<Shape>& sizes,
+                  std::vector<std::vector<Tensor>>& list_out)
       : node_(node), saved_(saved), result_(result), grad_(grad), out_(out), needs_(needs),
-        sizes_(sizes) {}
+        sizes_(sizes), list_out_(list_out) {}
 
   const Tensor& grad() const { return grad_; }
   // Saved tensor argument i (checked against in-place writes since).
@@ -75,6 +78,9 @@ class BackwardContext {
   // Whether argument i requires a gradient.
   bool needs(size_t i) const { return i < needs_.size() && needs_[i]; }
   void set(size_t i, Tensor g) { out_[i] = std::move(g); }
+  // Tensor-list argument i: its tensors' sizes, and the gradient of its k-th.
+  const SavedArgs::ListSizes& list_sizes(size_t i) const;
+  void set_list(size_t i, size_t k, Tensor g);
 
  private:
   const SavedArgs::Arg& at(size_t i) const;
@@ -86,6 +92,7 @@ class BackwardContext {
   std::vector<Tensor>& out_;
   const std::vector<bool>& needs_;
   const std::vector<Shape>& sizes_;
+  std::vector<std::vector<Tensor>>& list_out_;
 };
 
 // Rules by op name. find() also maps an in-place op ("mul_.Tensor") to its
@@ -104,5 +111,6 @@ void add_copy_rules(RuleTable& t);
 void add_compare_rules(RuleTable& t);
 void add_layer_norm_rules(RuleTable& t);
 void add_embedding_rules(RuleTable& t);
+void add_shape_rules(RuleTable& t);
 
 }  // namespace plexus::autograd

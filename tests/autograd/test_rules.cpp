@@ -168,3 +168,12 @@ TEST_CASE("embedding rule: repeated indices add up, the padding row gets nothing
   CHECK(g[2 * 3] == 0);  // row 2 never
   CHECK(g[4 * 3] == 0);  // row 4 is the padding row
 }
+
+TEST_CASE("cat rule: each input gets its slice, along any dim", "[rules]") {
+  Tensor a = leaf({2, 3}, 31), b = leaf({2, 1}, 32), c = leaf({2, 2}, 33);
+  CHECK(gradcheck([](const Inputs& v) { return cat({v[0], v[1], v[2]}, 1); }, {a, b, c}));
+  CHECK(gradcheck([](const Inputs& v) { return cat({v[0].t(), v[0].t().slice(0, 0, 2)}, 0); }, {a}));
+  // Only some inputs require grad.
+  Tensor fixed = leaf({2, 3}, 34).detach();
+  CHECK(gradcheck([fixed](const Inputs& v) { return cat({fixed, v[0]}, -1); }, {a}));
+}

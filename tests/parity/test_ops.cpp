@@ -138,6 +138,8 @@ const std::vector<Case>& cases() {
        T(torch::exp(x[0].narrow(1, 1, 4).reshape({2, 8}).select(0, 1)))},
       {"as_strided", {{12}}, P(sin(x[0].as_strided({3, 2}, {3, 1}, 2))),
        T(torch::sin(x[0].as_strided({3, 2}, {3, 1}, 2)))},
+      {"cat", {{2, 3}, {2, 1}, {2, 2}}, P(cat({x[0], x[1], x[2]}, 1)),
+       T(torch::cat({x[0], x[1], x[2]}, 1))},
       {"to_float32_and_back", {{5}}, P(mul(x[0].to(DType::F32).to(DType::F64), 2.0)),
        T(x[0].to(torch::kFloat32).to(torch::kFloat64) * 2.0)},
   };
