@@ -147,18 +147,22 @@ function(_plexus_export_only_entry target)
   endif()
 endfunction()
 
-# plexus_add_conformance_test(<name> [DEVICE <n>] [XFAIL <file>] [ARGS <arg>...])
+# plexus_add_conformance_test(<name> [DEVICE <n>] [XFAIL <file>] [ARGS <arg>...]
+#                             [GRAD [GRAD_ARGS <arg>...]])
 #
 # Registers the ctest `conformance.<name>`: plexus-conformance runs its whole
 # suite against the plugin plexus_add_plugin(NAME <name>) built, straight from
 # the build directory, and writes conformance-<name>.xml (JUnit) and
 # conformance-<name>.json next to it. XFAIL names the plugin's expected-failures
 # file. A plugin with no device on the machine shows as skipped (exit code 77),
-# never as passed. Needs enable_testing(). The runner is PLEXUS_CONFORMANCE_EXECUTABLE
+# never as passed. GRAD also registers `conformance.grad.<name>`: the gradient
+# of every differentiable op, float32 and float64, by backward on the plugin's
+# device against central differences of the reference (GRAD_ARGS are added to
+# it, e.g. --filter "*/float32/*"). Needs enable_testing(). The runner is PLEXUS_CONFORMANCE_EXECUTABLE
 # (set by find_package(PlexusSDK) to the installed one; in the plexus tree, the
 # one it builds).
 function(plexus_add_conformance_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "DEVICE;XFAIL" "ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "GRAD" "DEVICE;XFAIL" "ARGS;GRAD_ARGS")
   if(NOT TARGET plexus-${name})
     message(FATAL_ERROR "plexus_add_conformance_test: no plugin '${name}' (plexus_add_plugin(NAME ${name}) first)")
   endif()
@@ -183,4 +187,13 @@ function(plexus_add_conformance_test name)
   endif()
   add_test(NAME conformance.${name} COMMAND ${cmd} ${arg_ARGS})
   set_tests_properties(conformance.${name} PROPERTIES SKIP_RETURN_CODE 77 LABELS conformance)
+  if(arg_GRAD)
+    add_test(NAME conformance.grad.${name}
+             COMMAND "${PLEXUS_CONFORMANCE_EXECUTABLE}" --plugin "${manifest}" --device ${device}
+                     --grad --junit "${CMAKE_CURRENT_BINARY_DIR}/conformance-grad-${name}.xml"
+                     --json "${CMAKE_CURRENT_BINARY_DIR}/conformance-grad-${name}.json"
+                     ${arg_GRAD_ARGS})
+    set_tests_properties(conformance.grad.${name} PROPERTIES SKIP_RETURN_CODE 77
+                         LABELS conformance)
+  endif()
 endfunction()

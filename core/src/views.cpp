@@ -52,7 +52,8 @@ Shape infer_size(IntArrayRef sizes, int64_t numel, std::string_view op) {
 // each run of merged old dims must be contiguous with itself.
 std::optional<Shape> view_strides(IntArrayRef sizes, IntArrayRef strides, IntArrayRef shape) {
   Shape out(shape.size());
-  if (checked_numel(sizes) == 0) return contiguous_strides(shape);
+  // No elements, or one (a 0-d tensor): any shape views them.
+  if (checked_numel(sizes) == 0 || sizes.empty()) return contiguous_strides(shape);
   int64_t view_d = static_cast<int64_t>(shape.size()) - 1;
   int64_t chunk_base_stride = strides.empty() ? 1 : strides.back();
   int64_t tensor_numel = 1, view_numel = 1;

@@ -177,3 +177,15 @@ TEST_CASE("cat rule: each input gets its slice, along any dim", "[rules]") {
   Tensor fixed = leaf({2, 3}, 34).detach();
   CHECK(gradcheck([fixed](const Inputs& v) { return cat({fixed, v[0]}, -1); }, {a}));
 }
+
+TEST_CASE("embedding with scale_grad_by_freq divides each row by how often it was picked",
+          "[rules]") {
+  Tensor weight = leaf({4, 2}, 35);
+  Tensor idx = tensor<int64_t>({1, 1, 3});
+  // Not the derivative (PyTorch's convention), so no gradcheck: the values.
+  embedding(weight, idx, -1, true).sum().backward();
+  std::vector<double> g = weight.grad().tolist<double>();
+  CHECK(g[2] == 1);  // row 1: two positions, each gradient 1, divided by 2
+  CHECK(g[6] == 1);  // row 3: one position
+  CHECK(g[0] == 0);
+}

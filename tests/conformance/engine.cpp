@@ -7,6 +7,7 @@
 #include <deque>
 #include <stdexcept>
 
+#include "plexus/autograd.h"
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
@@ -389,23 +390,35 @@ std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const 
   return v;
 }
 
-void run_variant(const Target& tg, const OpForms& forms, const Case& c, const std::string& variant,
-                 const Expected* expected, Result& r) {
-  const Operator* op = variant == "functional" ? forms.functional
-                       : variant == "inplace"  ? forms.inplace
-                                               : forms.out;
-  if (!op) throw std::logic_error("no form for variant " + variant);
+namespace {
+
+// A case's tensor arguments placed on the target, the written tensor, and the
+// boxed arguments of the call (which refer into `b`: keep it where it is).
+struct PreparedCall {
+  std::map<std::string, Placed> placed;
+  std::map<std::string, std::vector<Placed>> placed_lists;
+  std::optional<Placed> out;
+  std::string written_name;
+  Boxed b;
+  Placed& tensor_named(const Case& c, const std::string& name) {
+    const TensorArg* t = tensor_arg(c, name);
+    return placed.at(t && !t->alias.empty() ? t->alias : name);
+  }
+};
+
+void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
+                  const std::string& variant, const Expected* expected, Rng& poison,
+                  PreparedCall& call) {
+  const Operator* op = &op_ref;
   const Schema& schema = op->schema();
-  Rng poison(c.rng);  // a copy: the same poison bytes in every variant
-  poison.bits();
 
   // Tensor arguments in device memory, by name.
   // (placed from their logical values: an Expanded layout stores index 0 once),
   // between poison elements, so that a write past an in-place self shows.
   constexpr int64_t kInputPad = 4;
   Inputs logical = logical_inputs(c);
-  std::map<std::string, Placed> placed;
-  std::map<std::string, std::vector<Placed>> placed_lists;
+  std::map<std::string, Placed>& placed = call.placed;
+  std::map<std::string, std::vector<Placed>>& placed_lists = call.placed_lists;
   for (const auto& [name, a] : c.args) {
     if (auto* t = std::get_if<TensorArg>(&a)) {
       if (t->alias.empty()) placed[name] = place(tg, logical[name], t->layout, kInputPad, poison);
@@ -415,14 +428,11 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
       for (size_t k = 0; k < l->size(); ++k) list.push_back(place(tg, values[k], (*l)[k].layout, kInputPad, poison));
     }
   }
-  auto tensor_named = [&](const std::string& name) -> Placed& {
-    const TensorArg* t = tensor_arg(c, name);
-    return placed.at(t && !t->alias.empty() ? t->alias : name);
-  };
+  auto tensor_named = [&](const std::string& name) -> Placed& { return call.tensor_named(c, name); };
 
   // The written tensor: out (padded with poison on both sides), or self.
-  std::string written_name;
-  std::optional<Placed> out;
+  std::string& written_name = call.written_name;
+  std::optional<Placed>& out = call.out;
   if (variant == "out") {
     if (c.expect_error) {
       ref::Tensor garbage = random(poison, DType::F32, {1});
@@ -439,7 +449,7 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
       }
   }
 
-  Boxed b;
+  Boxed& b = call.b;
   int written = op->written_arg();
   for (size_t k = 0; k < schema.arguments.size(); ++k) {
     const Argument& sa = schema.arguments[k];
@@ -486,6 +496,28 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
       b.values.push_back(Value::dtype(*t));
     }
   }
+}
+
+}  // namespace
+
+void run_variant(const Target& tg, const OpForms& forms, const Case& c, const std::string& variant,
+                 const Expected* expected, Result& r) {
+  const Operator* op = variant == "functional" ? forms.functional
+                       : variant == "inplace"  ? forms.inplace
+                                               : forms.out;
+  if (!op) throw std::logic_error("no form for variant " + variant);
+  Rng poison(c.rng);  // a copy: the same poison bytes in every variant
+  poison.bits();
+  PreparedCall prepared;
+  prepare_call(tg, *op, c, variant, expected, poison, prepared);
+  Boxed& b = prepared.b;
+  std::map<std::string, Placed>& placed = prepared.placed;
+  std::map<std::string, std::vector<Placed>>& placed_lists = prepared.placed_lists;
+  std::optional<Placed>& out = prepared.out;
+  const std::string& written_name = prepared.written_name;
+  auto tensor_named = [&](const std::string& name) -> Placed& {
+    return prepared.tensor_named(c, name);
+  };
 
   // The call.
   Tensor result;
@@ -559,6 +591,180 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
     r.status = Status::Fail;
     for (size_t k = 0; k < problems.size(); ++k) r.message += (k ? "; " : "") + problems[k];
   }
+}
+
+}  // namespace plexus::conformance
+
+namespace plexus::conformance {
+namespace {
+
+// The logical inputs moved by +-eps along the direction `dir` (per floating
+// tensor argument), eps relative to each input's largest magnitude.
+Inputs shifted(const Inputs& in, const std::map<std::string, ref::Tensor>& dir, double eps) {
+  Inputs out = in;
+  for (const auto& [name, v] : dir) {
+    ref::Tensor& t = out.tensors_.at(name);
+    t.dtype = DType::F64;  // the reference sees exact shifted values
+    for (int64_t k = 0; k < t.numel(); ++k) t.set_float(k, t.at(k) + eps * v.at(k));
+  }
+  return out;
+}
+
+// The largest magnitude of the floating inputs (at least 1): step sizes scale with it.
+double input_scale(const Inputs& in, const std::map<std::string, ref::Tensor>& dir) {
+  double m = 1;
+  for (const auto& [name, v] : dir)
+    for (double x : in.tensors_.at(name).f) m = std::max(m, std::abs(x));
+  return m;
+}
+
+// Ops that are not differentiable where inputs tie (an expanded input repeats
+// its values): a difference quotient there measures one side only.
+bool tie_sensitive(const std::string& op) {
+  for (const char* name : {"amax.out", "amin.out", "maximum.out", "minimum.out"})
+    if (op == name) return true;
+  return false;
+}
+
+bool all_finite(const Inputs& in) {
+  for (const auto& [name, t] : in.tensors_)
+    if (!t.integral())
+      for (double x : t.f)
+        if (!std::isfinite(x)) return false;
+  return true;
+}
+
+}  // namespace
+
+bool grad_applies(const OpForms& forms, const Case& c, DType dt) {
+  if (!forms.functional || c.expect_error || c.stress) return false;
+  if (dt != DType::F32 && dt != DType::F64) return false;
+  if (autograd::differentiable(*forms.functional) != autograd::Differentiable::Yes) return false;
+  // Cases of exact or special values sit on kinks and ties (maximum, clamp,
+  // relu) where a difference quotient and a derivative rule rightly differ.
+  for (const char* skip : {"exact", "special", "ties", "error"})
+    if (c.name.rfind(skip, 0) == 0) return false;
+  // embedding's padding row gets no gradient although the forward reads it,
+  // and scale_grad_by_freq scales gradients (PyTorch's conventions, not
+  // derivatives): a difference quotient sees neither.
+  for (const auto& [name, a] : c.args)
+    if (name == "padding_idx" || name == "scale_grad_by_freq") return false;
+  int64_t n = 0;
+  bool floating = false;
+  const bool ties = tie_sensitive(forms.kernel->name());
+  for (const auto& [name, a] : c.args) {
+    if (auto* t = std::get_if<TensorArg>(&a)) {
+      if (!t->alias.empty() || (ties && (t->layout & Expanded))) return false;
+      n += t->values.numel();
+      floating |= is_floating(t->values.dtype);
+    } else if (std::holds_alternative<std::vector<TensorArg>>(a)) {
+      return false;
+    }
+  }
+  return floating && n > 0 && n <= 20000;
+}
+
+void run_grad(const Target& tg, const OpForms& forms, const Case& c, Result& r) {
+  Rng poison(c.rng);
+  poison.bits();
+  Rng draw(c.rng);  // directions and seed gradients: the same in every run
+  for (int k = 0; k < 3; ++k) draw.bits();
+  PreparedCall call;
+  prepare_call(tg, *forms.functional, c, "functional", nullptr, poison, call);
+  Inputs logical = logical_inputs(c);
+  if (!all_finite(logical)) {
+    r.status = Status::Unsupported;  // counted as skipped, not as passed
+    r.message = "no gradient check: an input is not finite";
+    return;
+  }
+  // Every floating tensor argument requires grad; a random direction for each.
+  std::map<std::string, ref::Tensor> dir;
+  for (auto& [name, placed] : call.placed)
+    if (is_floating(placed.view.dtype())) {
+      placed.view.requires_grad_();
+      dir.emplace(name, random(draw, DType::F64, to_sizes(placed.view.sizes()), {-1, 1}));
+    }
+  Tensor y, seed;
+  std::string error;
+  try {
+    y = Dispatcher::get().call(*forms.functional, call.b.values);
+    if (!y.requires_grad())
+      throw std::runtime_error("the result does not require grad");
+    ref::Tensor g = random(draw, y.dtype(), to_sizes(y.sizes()), {-1, 1});
+    seed = place(tg, g, Contiguous, 0, poison).view;
+    y.backward(seed);
+  } catch (const std::exception& e) {
+    r.status = Status::Fail;
+    r.message = std::string("forward or backward failed: ") + e.what();
+    return;
+  }
+  // Analytical: the sum over inputs of <gradient, direction>.
+  double analytical = 0, scale = 0;
+  for (const auto& [name, v] : dir) {
+    Tensor gi = call.placed.at(name).view.grad();
+    if (!gi.defined()) continue;  // no dependence: a zero gradient
+    ref::Tensor got = decode_view(gi, read_storage(tg, gi));
+    for (int64_t k = 0; k < got.numel(); ++k) {
+      analytical += got.at(k) * v.at(k);
+      scale += std::abs(got.at(k) * v.at(k));
+    }
+  }
+  // Numerical: a central difference of the reference along the direction,
+  // contracted with the same seed gradient.
+  ref::Tensor seed_values = decode_view(seed, read_storage(tg, seed));
+  // <seed, f(x + eps dir)>: the reference contracted with the seed gradient.
+  auto contracted = [&](double eps) {
+    ref::Tensor f = c.reference(shifted(logical, dir, eps)).values;
+    double sum = 0;
+    for (int64_t j = 0; j < seed_values.numel(); ++j) sum += seed_values.at(j) * f.at(j);
+    return sum;
+  };
+  const double at_x = contracted(0);
+  // float32 gradients carry float32 rounding of every term; float64 ones
+  // are held to the difference quotient's own accuracy.
+  const double rtol = y.dtype() == DType::F32 ? 2e-3 : 1e-5;
+  auto allowed_for = [&](double n) { return rtol * (scale + std::abs(n)) + 1e-6; };
+  // Central difference quotients at several steps, each kept when the
+  // forward and the backward quotient agree: they differ at a kink (relu at 0,
+  // a tie of maximum, a clamp bound) and where the reference's rounding (it
+  // converts inputs to the dtype: float32 reductions) drowns a small step.
+  // The gradient passes when it matches a kept quotient.
+  const double unit = input_scale(logical, dir);
+  const std::vector<double> steps = y.dtype() == DType::F32
+                                        ? std::vector<double>{1e-5, 1e-4, 3e-4, 1e-3}
+                                        : std::vector<double>{1e-6, 1e-5, 1e-4, 1e-3};
+  double numerical = NAN;
+  for (double step : steps) {
+    const double h = step * unit;
+    const double forward = (contracted(h) - at_x) / h, backward = (at_x - contracted(-h)) / h;
+    const double fine = (forward + backward) / 2;
+    if (!std::isfinite(fine) || !(std::abs(forward - backward) <= allowed_for(fine))) continue;
+    if (std::isnan(numerical)) numerical = fine;
+    if (std::abs(analytical - fine) <= allowed_for(fine)) {
+      numerical = fine;
+      break;
+    }
+  }
+  const double allowed = allowed_for(numerical);
+  // Where the reference is not defined (NaN) or not smooth at any of those
+  // scales (a pole, a kink), or the true gradient is beyond the dtype's range,
+  // a difference quotient proves nothing.
+  if (!std::isfinite(numerical) || std::abs(numerical) > 1e-3 * dtype_max(y.dtype())) {
+    r.status = Status::Unsupported;  // counted as skipped, not as passed
+    r.message = "no gradient check: the reference is not smooth here";
+    return;
+  }
+  r.max_abs_err = std::abs(analytical - numerical);
+  if (std::isfinite(analytical) && r.max_abs_err <= allowed) {
+    r.status = Status::Pass;
+    return;
+  }
+  r.status = Status::Fail;
+  r.message = fmt::format(
+      "along a random direction the gradient gives {:.9g} but central differences of the "
+      "reference give {:.9g} (difference {:.3g}, allowed {:.3g}; rule {})",
+      analytical, numerical, r.max_abs_err, allowed,
+      y.grad_fn() ? y.grad_fn()->name() : std::string("none"));
 }
 
 }  // namespace plexus::conformance

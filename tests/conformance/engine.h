@@ -49,6 +49,15 @@ std::string describe_inputs(const Case& c);
 void run_variant(const Target& target, const OpForms& forms, const Case& c,
                  const std::string& variant, const Expected* expected, Result& r);
 
+// Whether the gradient check (plexus-conformance --grad) applies to a case:
+// a differentiable op's functional form, float32 or float64, random values
+// (not exact, special or tie cases, not stress), at most 20000 input elements.
+bool grad_applies(const OpForms& forms, const Case& c, DType dt);
+// Checks the gradient of a case's functional call on the target against
+// central differences of the reference, along one random direction of the
+// inputs and one random seed gradient (PyTorch's "fast mode" gradcheck).
+void run_grad(const Target& target, const OpForms& forms, const Case& c, Result& r);
+
 // The outcome of comparing values read back with the expected ones.
 struct Comparison {
   bool ok = true;

@@ -17,6 +17,7 @@
 
 #include "crash.h"
 #include "engine.h"
+#include "plexus/autograd.h"
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
@@ -362,6 +363,7 @@ int run(const Options& opts) {
   std::string rerun = shell_quote(opts.executable) + " --plugin " + shell_quote(opts.plugin) +
                       " --device " + std::to_string(opts.device) + " --seed " + std::to_string(opts.seed);
   if (!opts.xfail.empty()) rerun += " --xfail " + shell_quote(opts.xfail);
+  if (opts.grad) rerun += " --grad";
   Printer printer(opts, rerun);
 
   // The plugin's first backend is the one under test (plugins register one).
@@ -424,6 +426,10 @@ int run(const Options& opts) {
     for (int d = 0; d < kNumDTypes; ++d) {
       DType dt = static_cast<DType>(d);
       if (!kop->catalog_dtypes().contains(dt)) continue;
+      // --grad: float32 and float64 of the ops autograd has rules for.
+      if (opts.grad && ((dt != DType::F32 && dt != DType::F64) || !forms.functional ||
+                        autograd::differentiable(*forms.functional) != autograd::Differentiable::Yes))
+        continue;
       std::string dname(dtype_name(dt));
       pairs_known.insert({opname, dname});
       CoverageCell& cell = info.cells[{opname, dname}];
@@ -475,19 +481,27 @@ int run(const Options& opts) {
           return want ? &*want : nullptr;
         };
         std::vector<std::string> variants = {"functional", "out", "inplace", "out_self"};
+        if (opts.grad) variants = {"grad"};
         bool any = false;
         for (const std::string& v : variants) any |= glob_match(opts.filter, prefix + v);
         if (c.stress) any |= glob_match(opts.filter, prefix + "threads");
         if (!any) continue;
         if (opts.list) {
-          for (const std::string& v : variants_of(forms, c, expected()))
+          for (const std::string& v : opts.grad ? (grad_applies(forms, c, dt) ? variants
+                                                                            : std::vector<std::string>{})
+                                                : variants_of(forms, c, expected()))
             if (glob_match(opts.filter, prefix + v)) std::printf("%s%s\n", prefix.c_str(), v.c_str());
           if (c.stress && glob_match(opts.filter, prefix + "threads")) std::printf("%sthreads\n", prefix.c_str());
           continue;
         }
-        const Expected* want_p = expected();
-        std::vector<std::string> run_variants = variants_of(forms, c, want_p);
-        if (c.stress && !run_variants.empty()) run_variants.push_back("threads");
+        const Expected* want_p = opts.grad ? nullptr : expected();
+        std::vector<std::string> run_variants;
+        if (opts.grad) {
+          if (grad_applies(forms, c, dt)) run_variants = {"grad"};
+        } else {
+          run_variants = variants_of(forms, c, want_p);
+          if (c.stress && !run_variants.empty()) run_variants.push_back("threads");
+        }
         for (const std::string& v : run_variants) {
           if (!glob_match(opts.filter, prefix + v)) continue;
           Result r;
@@ -505,6 +519,7 @@ int run(const Options& opts) {
             crash_context(id.c_str(), (rerun + " --filter " + shell_quote(id)).c_str());
             try {
               if (v == "threads") run_threads(tg, forms, c, opts.seed, r);
+              else if (v == "grad") run_grad(tg, forms, c, r);
               else run_variant(tg, forms, c, v, want_p, r);
             } catch (const std::exception& e) {
               r.status = Status::Fail;
@@ -541,21 +556,23 @@ int run(const Options& opts) {
     }
   }
   if (opts.list) {
-    for (const std::string& id : runtime_check_ids())
+    for (const std::string& id : opts.grad ? std::vector<std::string>{} : runtime_check_ids())
       if (glob_match(opts.filter, id)) std::printf("%s\n", id.c_str());
     return 0;
   }
 
-  // The runtime checks.
+  // The runtime checks (not in --grad runs).
   printer.step(kernel_ops.size(), kernel_ops.size(), "runtime checks");
-  for (Result& r : run_runtime_checks(tg, opts.filter)) {
+  for (Result& r : opts.grad ? std::vector<Result>{} : run_runtime_checks(tg, opts.filter)) {
     pairs_run.insert({"runtime", r.name});
     results.push_back(r);
     bool expected_fail = false;
     for (const XFailEntry& e : xfail) expected_fail |= e.covers("runtime", r.name, "");
     if (r.status == Status::Fail && !expected_fail) printer.failure(results.back());
   }
-  for (const std::string& id : runtime_check_ids()) pairs_known.insert({"runtime", id.substr(id.find('/') + 1)});
+  if (!opts.grad)
+    for (const std::string& id : runtime_check_ids())
+      pairs_known.insert({"runtime", id.substr(id.find('/') + 1)});
 
   apply_xfail(xfail, results, pairs_run, pairs_known, opts.filter == "*", opts.xfail);
   for (const Result& r : results)

@@ -22,6 +22,7 @@ struct Options {
   bool list = false;              // print the case ids and exit
   std::string executable = "plexus-conformance";  // for the re-run commands
   bool progress_tty = false;      // rewrite one progress line (a terminal) instead of printing a line per op
+  bool grad = false;              // check gradients (variant "grad") instead of results
 };
 
 enum class Status { Pass, Fail, Unsupported, XFail, XPass };
@@ -32,7 +33,7 @@ struct Result {
   std::string op;       // kernel op ("add.out") or "runtime.<check>"
   std::string dtype;    // "float32"; "-" for runtime checks
   std::string name;     // case name; empty for an unsupported pair
-  std::string variant;  // "functional", "out", "inplace", "out_self", "threads"
+  std::string variant;  // "functional", "out", "inplace", "out_self", "threads", "grad"
   std::string shape;    // the inputs: "self=[13, 17] transposed, other=[17]"
   Status status = Status::Pass;
   double max_abs_err = 0, max_ulp_err = 0;

@@ -30,6 +30,9 @@ int main(int argc, char** argv) {
   app.add_option("--xfail", o.xfail,
                  "Expected failures: lines of '<op> <dtype> <reason>' (runtime checks: 'runtime <check> <reason>')");
   app.add_flag("--list", o.list, "Print the ids of the cases that would run, and exit");
+  app.add_flag("--grad", o.grad,
+               "Check gradients instead of results: every differentiable op in float32 and "
+               "float64, backward on the device against central differences of the reference");
   CLI11_PARSE(app, argc, argv);
 
   o.executable = argv[0];

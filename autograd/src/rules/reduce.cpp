@@ -10,6 +10,7 @@ namespace {
 // The reduced dims of a call (None or empty: all), wrapped and sorted.
 std::vector<int64_t> reduced_dims(const std::optional<std::vector<int64_t>>& dim, int64_t ndim) {
   std::vector<int64_t> d;
+  if (ndim == 0) return d;  // a 0-d tensor: dim 0 (or -1) is the tensor itself
   if (!dim || dim->empty()) {
     for (int64_t i = 0; i < ndim; ++i) d.push_back(i);
     return d;
