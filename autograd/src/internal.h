@@ -31,6 +31,20 @@ void set_history(const Tensor& t, std::shared_ptr<Node> fn);
 // tensor first requires grad, no op pays for autograd.
 void install();
 
+// True while a recorded op runs below the autograd layer on this thread:
+// views taken there need no history of their own.
+bool running_below();
+class BelowGuard {
+ public:
+  BelowGuard();
+  ~BelowGuard();
+  BelowGuard(const BelowGuard&) = delete;
+  BelowGuard& operator=(const BelowGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
 // The view hook of core views (plexus::detail::g_view_hook): records a view of
 // a tensor that requires grad (views.cpp).
 void view_hook(const Tensor& base, const Tensor& view, const char* name);

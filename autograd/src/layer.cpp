@@ -113,9 +113,12 @@ bool any_requires_grad(std::span<const Value> args) {
   return false;
 }
 
-// Runs the op below this layer with autograd off for anything it calls.
+// Runs the op below this layer with autograd off for anything it calls: the
+// ops a kernel or composite calls, and the views its meta function takes (the
+// recorded node covers them all).
 Tensor run_below(const Operator& op, DispatchKeys keys, std::span<const Value> args) {
   LayerGuard off(Layer::Autograd, LayerGuard::Mode::Exclude);
+  BelowGuard below;
   return Dispatcher::get().redispatch(op, keys, args);
 }
 

@@ -38,6 +38,20 @@ class AccumulateGrad final : public Node {
 Node::Node() : sequence_(g_next_sequence.fetch_add(1, std::memory_order_relaxed)) {}
 Node::~Node() = default;
 
+namespace {
+thread_local bool t_below = false;
+}  // namespace
+
+bool running_below() {
+  return t_below;
+}
+BelowGuard::BelowGuard() : prev_(t_below) {
+  t_below = true;
+}
+BelowGuard::~BelowGuard() {
+  t_below = prev_;
+}
+
 bool is_grad_enabled() {
   return t_grad_enabled;
 }

@@ -78,7 +78,7 @@ class ViewNode final : public Node {
 }  // namespace
 
 void view_hook(const Tensor& base, const Tensor& view, const char* name) {
-  if (!is_grad_enabled() || !requires_grad(base)) return;
+  if (!is_grad_enabled() || running_below() || !requires_grad(base)) return;
   Geometry g = Geometry::of(base);
   Edge edge = gradient_edge(base);
   if (overlaps(g)) {

@@ -48,9 +48,12 @@ void sigmoid_backward(BackwardContext& c) {
   const Tensor& s = c.result();
   c.set(0, mul(c.grad(), mul(s, sub(ones({}, {s.dtype(), s.device()}), s))));
 }
-// relu: 1 where the result is positive (PyTorch: 0 at 0).
+// relu: 1 where the result is positive (PyTorch: 0 at 0). A product with the
+// mask in the gradient's dtype: dense same-dtype kernels, where `where` with
+// a scalar goes through a broadcast.
 void relu_backward(BackwardContext& c) {
-  c.set(0, where(gt(c.result(), Scalar(0)), c.grad(), Scalar(0.0)));
+  const Tensor& g = c.grad();
+  c.set(0, mul(g, gt(c.result(), Scalar(0)).to(g.dtype())));
 }
 // silu: s (1 + x (1 - s)), s = sigmoid(x).
 void silu_backward(BackwardContext& c) {
