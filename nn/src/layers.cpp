@@ -1,7 +1,9 @@
 // Layers and losses.
 #include <cmath>
 
+#include "plexus/autograd.h"
 #include "plexus/error.h"
+#include "plexus/factories.h"
 #include "plexus/nn.h"
 #include "plexus/ops.h"
 
@@ -55,6 +57,116 @@ MSELoss::MSELoss(std::string reduction) {
 
 Tensor MSELoss::operator()(const Tensor& input, const Tensor& target) const {
   return mse_loss(input, target, reduction_);
+}
+
+}  // namespace plexus::nn
+
+namespace plexus::nn {
+
+Tensor GELU::forward(const Tensor& input) {
+  return gelu(input, approximate_);
+}
+Tensor SiLU::forward(const Tensor& input) {
+  return silu(input);
+}
+Tensor Tanh::forward(const Tensor& input) {
+  return tanh(input);
+}
+Tensor Sigmoid::forward(const Tensor& input) {
+  return sigmoid(input);
+}
+Tensor Flatten::forward(const Tensor& input) {
+  return input.flatten(start_, end_);
+}
+
+LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, double eps, bool affine,
+                     TensorOptions options)
+    : shape_(std::move(normalized_shape)), eps_(eps) {
+  PLEXUS_CHECK(!shape_.empty(), ErrorCode::InvalidArgument,
+               "LayerNorm: normalized_shape must name at least one dim");
+  if (affine) {
+    weight = ones(shape_, options);
+    bias = zeros(shape_, options);
+    register_parameter("weight", &weight);
+    register_parameter("bias", &bias);
+  }
+}
+
+Tensor LayerNorm::forward(const Tensor& input) {
+  return layer_norm(input, shape_, weight, bias, eps_);
+}
+
+Embedding::Embedding(int64_t num, int64_t dim, Generator& gen, int64_t padding_idx,
+                     TensorOptions options)
+    : padding_idx_(padding_idx) {
+  PLEXUS_CHECK(num > 0 && dim > 0, ErrorCode::InvalidArgument,
+               "Embedding({}, {}): sizes must be positive", num, dim);
+  PLEXUS_CHECK(padding_idx >= -1 && padding_idx < num, ErrorCode::InvalidArgument,
+               "Embedding: padding_idx must be -1 (none) or in [0, {}), got {}", num, padding_idx);
+  weight = randn({num, dim}, gen, options);
+  if (padding_idx >= 0) {
+    NoGradGuard no_grad;
+    weight.select(0, padding_idx).fill_(0.0);
+  }
+  register_parameter("weight", &weight);
+}
+
+Tensor Embedding::forward(const Tensor& indices) {
+  return embedding(weight, indices, padding_idx_);
+}
+
+namespace {
+int64_t reduction_code(const std::string& r, const char* who, bool allow_none) {
+  if (r == "mean") return 1;
+  if (r == "sum") return 2;
+  if (r == "none" && allow_none) return 0;
+  fail(ErrorCode::InvalidArgument, "{}: reduction must be 'mean', 'sum'{}, got '{}'", who,
+       allow_none ? " or 'none'" : "", r);
+}
+Tensor reduce(const Tensor& t, int64_t code) {
+  return code == 0 ? t : code == 1 ? mean(t) : sum(t);
+}
+}  // namespace
+
+L1Loss::L1Loss(std::string reduction) : reduction_(std::move(reduction)) {
+  reduction_code(reduction_, "L1Loss", true);
+}
+Tensor L1Loss::operator()(const Tensor& input, const Tensor& target) const {
+  return reduce(abs(sub(input, target)), reduction_code(reduction_, "L1Loss", true));
+}
+
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string& reduction) {
+  int64_t code = reduction_code(reduction, "nll_loss", false);
+  PLEXUS_CHECK(log_probs.dim() == 2, ErrorCode::InvalidArgument,
+               "nll_loss: expected log-probabilities [N, C], got {}", shape_str(log_probs.sizes()));
+  PLEXUS_CHECK(target.dim() == 1 && target.size(0) == log_probs.size(0) &&
+                   !is_floating(target.dtype()) && target.dtype() != DType::Bool,
+               ErrorCode::InvalidArgument,
+               "nll_loss: expected integer class indices [{}], got {}", log_probs.size(0),
+               target.str());
+  const int64_t classes = log_probs.size(1);
+  {
+    NoGradGuard no_grad;
+    if (target.numel() > 0) {
+      int64_t lo = amin(target.to(DType::I64)).item<int64_t>();
+      int64_t hi = amax(target.to(DType::I64)).item<int64_t>();
+      PLEXUS_CHECK(lo >= 0 && hi < classes, ErrorCode::InvalidArgument,
+                   "nll_loss: class indices must be in [0, {}), got values from {} to {}",
+                   classes, lo, hi);
+    }
+  }
+  // The picked log-probability of each row: a one-hot mask, summed per row.
+  Tensor all = arange(0, classes, 1, TensorOptions(target.dtype(), target.device())).unsqueeze(0);
+  Tensor picked = eq(target.unsqueeze(1), all).to(log_probs.dtype());
+  Tensor per_row = neg(sum(mul(log_probs, picked), std::vector<int64_t>{1}));
+  return reduce(per_row, code);
+}
+
+CrossEntropyLoss::CrossEntropyLoss(std::string reduction) : reduction_(std::move(reduction)) {
+  reduction_code(reduction_, "CrossEntropyLoss", false);
+}
+Tensor CrossEntropyLoss::operator()(const Tensor& logits, const Tensor& target) const {
+  return nll_loss(log_softmax(logits, 1), target, reduction_);
 }
 
 }  // namespace plexus::nn

@@ -117,3 +117,13 @@ TEST_CASE("copies convert dtypes, follow strides and cross devices") {
   Tensor dt = d.t().contiguous().to(Device());
   CHECK(dt.tolist<float>() == std::vector<float>{0, 3, 1, 4, 2, 5});
 }
+
+TEST_CASE("item() returns a float64 value exactly, and other floats through float") {
+  Tensor d = empty({}, TensorOptions(DType::F64));
+  *d.data<double>() = 0.1;
+  CHECK(d.item<double>() == 0.1);  // not 0.10000000149011612, float32's 0.1
+  CHECK(d.item().to_double() == 0.1);
+  Tensor f = empty({1}, TensorOptions(DType::F32));
+  *f.data<float>() = 0.1f;
+  CHECK(f.item<double>() == static_cast<double>(0.1f));
+}

@@ -117,3 +117,24 @@ TEST_CASE("state dicts round-trip through safetensors; bad ones change nothing",
   CHECK(c.fc1->weight.tolist<float>() == a.fc1->weight.tolist<float>());
   std::filesystem::remove(file);
 }
+
+TEST_CASE("activation, Flatten, LayerNorm and Embedding modules", "[nn]") {
+  Generator gen(12);
+  nn::LayerNorm ln({4});
+  CHECK(names(ln) == std::vector<std::string>{"weight", "bias"});
+  Tensor x = randn({3, 4}, gen);
+  std::vector<float> y = ln.forward(x).tolist<float>();
+  double row = 0;
+  for (int i = 0; i < 4; ++i) row += y[size_t(i)];
+  CHECK(std::abs(row) < 1e-5);  // each row has mean 0
+  nn::Embedding emb(5, 3, gen, 2);
+  CHECK(emb.weight.select(0, 2).tolist<float>() == std::vector<float>{0, 0, 0});
+  CHECK(emb.forward(tensor<int64_t>({4, 2})).sizes().size() == 2);
+  CHECK_THROWS_WITH(nn::Embedding(5, 3, gen, 7), Contains("padding_idx must be -1"));
+  CHECK(nn::Flatten().forward(ones({2, 3, 4})).size(1) == 12);
+  CHECK(nn::Sigmoid().forward(zeros({1})).item<float>() == 0.5f);
+  CHECK(nn::SiLU().forward(zeros({1})).item<float>() == 0.0f);
+  CHECK_THROWS_WITH(nn::CrossEntropyLoss()(ones({2, 3}), tensor<int64_t>({0, 3})),
+                    Contains("class indices must be in [0, 3)"));
+  CHECK_THROWS_WITH(nn::L1Loss("avg"), Contains("reduction must be"));
+}

@@ -2,13 +2,14 @@
 // in float64 on seeded random inputs: broadcasting, views, strided and
 // transposed inputs, and mixed dtypes where the op takes them. Differences
 // from 1.13 that plexus makes on purpose are listed in docs/semantics.md.
-#include <catch2/catch.hpp>
 
 #include <functional>
 #include <random>
 #include <string>
 
-#include "parity/torch_bridge.h"
+#include "parity/torch_bridge.h"  // first: see its comment
+
+#include <catch2/catch.hpp>
 #include "plexus/autograd.h"
 #include "plexus/ops.h"
 

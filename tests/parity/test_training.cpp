@@ -1,9 +1,11 @@
 // A training trajectory against libtorch 1.13: the seed's network, the same
 // initial weights and data, Adam (lr 1e-3) over mini-batches of 32 for two
 // epochs; every step's loss and the final weights must agree in float32.
-#include <catch2/catch.hpp>
 
-#include "parity/torch_bridge.h"
+#include "parity/torch_bridge.h"  // first: see its comment
+
+#include <catch2/catch.hpp>
+#include "plexus/nn.h"
 #include "plexus/optim.h"
 #include "plexus/random.h"
 #include "simple_nn.h"
@@ -63,4 +65,31 @@ TEST_CASE("two epochs of Adam on the seed's network follow libtorch's trajectory
     }
     CHECK(diff <= 1e-5 * largest);
   }
+}
+
+TEST_CASE("nn layers and losses match libtorch's, forward and gradients", "[parity]") {
+  Generator gen(11);
+  Tensor x = randn({4, 6}, gen, TensorOptions(DType::F64)).requires_grad_();
+  torch::Tensor tx = to_torch(x).set_requires_grad(true);
+  Tensor target = tensor<int64_t>({2, 0, 5, 1});
+  torch::Tensor ttarget = torch::tensor(std::vector<int64_t>{2, 0, 5, 1});
+  nn::CrossEntropyLoss ce;
+  Tensor loss = ce(x, target);
+  torch::Tensor tloss = torch::nn::functional::cross_entropy(tx, ttarget);
+  CHECK(loss.item<double>() == Approx(tloss.item<double>()).epsilon(1e-12));
+  loss.backward();
+  tloss.backward();
+  std::vector<double> g = values(x.grad()), tg = values(tx.grad());
+  for (size_t i = 0; i < g.size(); ++i) CHECK(g[i] == Approx(tg[i]).epsilon(1e-10).margin(1e-14));
+
+  Tensor y = randn({4, 6}, gen, TensorOptions(DType::F64));
+  CHECK(nn::L1Loss()(x, y).item<double>() ==
+        Approx(torch::l1_loss(tx, to_torch(y)).item<double>()).epsilon(1e-12));
+  nn::Sequential seq;
+  seq.add(nn::make<nn::Flatten>()).add(nn::make<nn::GELU>()).add(nn::make<nn::Tanh>());
+  Tensor img = randn({2, 3, 2}, gen, TensorOptions(DType::F64));
+  torch::Tensor timg = to_torch(img);
+  std::vector<double> got = values(seq.forward(img));
+  std::vector<double> want = values(torch::tanh(torch::gelu(timg.flatten(1))));
+  for (size_t i = 0; i < got.size(); ++i) CHECK(got[i] == Approx(want[i]).epsilon(1e-12));
 }

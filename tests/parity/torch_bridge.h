@@ -1,8 +1,13 @@
 // Moving values between plexus and libtorch tensors in tests (through host
-// memory, row-major).
+// memory, row-major). Include it before Catch: libtorch's glog defines a
+// CHECK macro (which aborts), and Catch's must be the one the tests use.
 #pragma once
 
 #include <torch/torch.h>
+#undef CHECK
+#ifdef CATCH_VERSION_MAJOR
+#error "include parity/torch_bridge.h before catch2/catch.hpp"
+#endif
 
 #include <vector>
 

@@ -54,7 +54,8 @@ Scalar Tensor::item() const {
     T v = *static_cast<const T*>(host.data_ptr());
     if constexpr (std::is_same_v<T, bool>) s = Scalar(v);
     else if constexpr (std::is_integral_v<T>) s = Scalar(static_cast<int64_t>(v));
-    else s = Scalar(static_cast<double>(static_cast<float>(v)));
+    else if constexpr (std::is_same_v<T, double>) s = Scalar(v);  // exactly, not through float
+    else s = Scalar(static_cast<double>(static_cast<float>(v)));  // float, float16, bfloat16
   });
   return s;
 }

@@ -89,6 +89,58 @@ class ReLU : public Module {
  public:
   Tensor forward(const Tensor& input) override;
 };
+class GELU : public Module {
+ public:
+  explicit GELU(std::string approximate = "none") : approximate_(std::move(approximate)) {}
+  Tensor forward(const Tensor& input) override;
+
+ private:
+  std::string approximate_;
+};
+class SiLU : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+};
+class Tanh : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+};
+class Sigmoid : public Module {
+ public:
+  Tensor forward(const Tensor& input) override;
+};
+// Flattens dims start_dim..end_dim (PyTorch's defaults: 1..-1).
+class Flatten : public Module {
+ public:
+  explicit Flatten(int64_t start_dim = 1, int64_t end_dim = -1) : start_(start_dim), end_(end_dim) {}
+  Tensor forward(const Tensor& input) override;
+
+ private:
+  int64_t start_, end_;
+};
+// Layer normalization over the last dims, with weight 1 and bias 0 to start.
+class LayerNorm : public Module {
+ public:
+  explicit LayerNorm(std::vector<int64_t> normalized_shape, double eps = 1e-5,
+                     bool elementwise_affine = true, TensorOptions options = {});
+  Tensor forward(const Tensor& input) override;
+  Tensor weight, bias;
+
+ private:
+  std::vector<int64_t> shape_;
+  double eps_;
+};
+// A lookup table of num_embeddings rows, initialised from N(0, 1) as PyTorch.
+class Embedding : public Module {
+ public:
+  Embedding(int64_t num_embeddings, int64_t embedding_dim, Generator& gen,
+            int64_t padding_idx = -1, TensorOptions options = {});
+  Tensor forward(const Tensor& indices) override;
+  Tensor weight;
+
+ private:
+  int64_t padding_idx_;
+};
 
 // Runs its modules in order; they are named "0", "1", ...
 class Sequential : public Module {
@@ -109,6 +161,29 @@ class MSELoss {
  private:
   int64_t reduction_;
 };
+
+// Mean absolute error: reduction "mean", "sum" or "none".
+class L1Loss {
+ public:
+  explicit L1Loss(std::string reduction = "mean");
+  Tensor operator()(const Tensor& input, const Tensor& target) const;
+
+ private:
+  std::string reduction_;
+};
+
+// Cross entropy of logits [N, C] against class indices [N] (int64), as
+// log_softmax then the negative log-likelihood; reduction "mean" or "sum".
+class CrossEntropyLoss {
+ public:
+  explicit CrossEntropyLoss(std::string reduction = "mean");
+  Tensor operator()(const Tensor& logits, const Tensor& target) const;
+
+ private:
+  std::string reduction_;
+};
+// The negative log-likelihood of log-probabilities [N, C] at class indices [N].
+Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string& reduction = "mean");
 
 template <typename M, typename... Args>
 std::shared_ptr<M> make(Args&&... args) {
