@@ -101,7 +101,9 @@ function(plexus_add_plugin)
   # time), so a plugin that was not built leaves no manifest that would make
   # it look broken to the loader.
   set(manifest "${out_dir}/${arg_NAME}.json")
-  set(staged "${CMAKE_CURRENT_BINARY_DIR}/${target}.manifest.json")
+  # Not *.json: when the output directory is this one, the loader must not
+  # take the staged copy for a manifest.
+  set(staged "${CMAKE_CURRENT_BINARY_DIR}/${target}.manifest.staged")
   file(GENERATE OUTPUT "${staged}" CONTENT "{
   \"name\": \"${arg_NAME}\",
   \"library\": \"$<TARGET_FILE_NAME:${target}>\",

@@ -94,6 +94,19 @@ bool valid_plugin_name(std::string_view name) {
   return true;
 }
 
+std::string manifest_name(const fs::path& file) noexcept {
+  try {
+    json j = parse_file(file);
+    if (!j.is_object()) return {};
+    auto it = j.find("name");
+    if (it == j.end() || !it->is_string()) return {};
+    std::string name = it->get<std::string>();
+    return valid_plugin_name(name) ? name : std::string();
+  } catch (...) {
+    return {};
+  }
+}
+
 Manifest read_manifest(const fs::path& file) {
   json j = parse_file(file);
   PLEXUS_CHECK(j.is_object(), ErrorCode::InvalidArgument,

@@ -188,6 +188,7 @@ PluginRecord load_one(const fs::path& file, const PluginLoadOptions& o,
     r.plugins.push_back(std::move(p));
     return done(State::Loaded, "");
   } catch (const std::exception& e) {
+    if (rec.name.empty()) rec.name = manifest_name(file);  // a manifest with one bad field
     return done(State::Failed, e.what());
   }
 }

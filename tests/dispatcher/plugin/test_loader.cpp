@@ -633,6 +633,12 @@ TEST_CASE("Bad manifests fail, naming the file and the problem", "[plugins]") {
   CHECK_THAT(load.of("bad_name.json").reason, Contains("not a valid plugin name"));
   CHECK_THAT(load.of("wrong_file.json").reason, Contains("must be called other.json"));
   CHECK_THAT(load.of("escape.json").reason, Contains("file name in the manifest's directory"));
+  // A manifest that parsed names its plugin in the report, even with a bad field.
+  CHECK(load.of("no_abi.json").name == "no_abi");
+  CHECK(load.of("abi_text.json").name == "abi_text");
+  CHECK(load.of("wrong_file.json").name == "other");
+  CHECK(load.of("bad_name.json").name.empty());
+  CHECK(load.of("not_a_manifest.json").name.empty());
 }
 
 TEST_CASE("A library the dynamic loader rejects fails with its message", "[plugins]") {
