@@ -30,7 +30,7 @@
 #include "simple_nn.h"
 
 #ifdef PLEXUS_BENCH_TORCH
-#include <torch/torch.h>
+#include "parity/torch_simple_nn.h"  // the libtorch peer, shared with tests/parity
 #endif
 
 using namespace plexus;
@@ -60,25 +60,8 @@ void row(const char* name, double plexus_us, double torch_us) {
 }
 
 #ifdef PLEXUS_BENCH_TORCH
-torch::Tensor to_torch(const Tensor& t) {
-  std::vector<float> v = t.detach().cpu().tolist<float>();
-  std::vector<int64_t> sizes(t.sizes().begin(), t.sizes().end());
-  return torch::from_blob(v.data(), sizes, torch::kFloat32).clone();
-}
-
-struct TorchNet : torch::nn::Module {
-  torch::nn::Linear fc1{10, 64}, fc2{64, 32}, fc3{32, 1};
-  explicit TorchNet(const train::SimpleNN& m) {
-    register_module("fc1", fc1);
-    register_module("fc2", fc2);
-    register_module("fc3", fc3);
-    torch::NoGradGuard g;
-    for (auto& [name, t] : m.named_parameters()) named_parameters()[name].copy_(to_torch(t));
-  }
-  torch::Tensor forward(torch::Tensor x) {
-    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
-  }
-};
+using plexus::testing::to_torch;
+using TorchNet = plexus::testing::TorchSimpleNN;
 #endif
 
 double step_row(const char* name, int64_t batch, int steps) {

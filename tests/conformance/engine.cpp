@@ -618,14 +618,6 @@ double input_scale(const Inputs& in, const std::map<std::string, ref::Tensor>& d
   return m;
 }
 
-// Ops that are not differentiable where inputs tie (an expanded input repeats
-// its values): a difference quotient there measures one side only.
-bool tie_sensitive(const std::string& op) {
-  for (const char* name : {"amax.out", "amin.out", "maximum.out", "minimum.out"})
-    if (op == name) return true;
-  return false;
-}
-
 bool all_finite(const Inputs& in) {
   for (const auto& [name, t] : in.tensors_)
     if (!t.integral())
@@ -651,10 +643,9 @@ bool grad_applies(const OpForms& forms, const Case& c, DType dt) {
     if (name == "padding_idx" || name == "scale_grad_by_freq") return false;
   int64_t n = 0;
   bool floating = false;
-  const bool ties = tie_sensitive(forms.kernel->name());
   for (const auto& [name, a] : c.args) {
     if (auto* t = std::get_if<TensorArg>(&a)) {
-      if (!t->alias.empty() || (ties && (t->layout & Expanded))) return false;
+      if (!t->alias.empty()) return false;
       n += t->values.numel();
       floating |= is_floating(t->values.dtype);
     } else if (std::holds_alternative<std::vector<TensorArg>>(a)) {

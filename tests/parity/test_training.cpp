@@ -2,33 +2,18 @@
 // initial weights and data, Adam (lr 1e-3) over mini-batches of 32 for two
 // epochs; every step's loss and the final weights must agree in float32.
 
-#include "parity/torch_bridge.h"  // first: see its comment
+#include "parity/torch_simple_nn.h"  // first: see torch_bridge.h
 
 #include <catch2/catch.hpp>
 #include "plexus/nn.h"
 #include "plexus/optim.h"
 #include "plexus/random.h"
-#include "simple_nn.h"
 
 using namespace plexus;
 using plexus::testing::to_torch;
 using plexus::testing::values;
 
-namespace {
-struct TorchNet : torch::nn::Module {
-  torch::nn::Linear fc1{10, 64}, fc2{64, 32}, fc3{32, 1};
-  explicit TorchNet(const train::SimpleNN& m) {
-    register_module("fc1", fc1);
-    register_module("fc2", fc2);
-    register_module("fc3", fc3);
-    torch::NoGradGuard g;
-    for (auto& [name, t] : m.named_parameters()) named_parameters()[name].copy_(to_torch(t));
-  }
-  torch::Tensor forward(const torch::Tensor& x) {
-    return fc3(torch::relu(fc2(torch::relu(fc1(x)))));
-  }
-};
-}  // namespace
+using TorchNet = plexus::testing::TorchSimpleNN;
 
 TEST_CASE("two epochs of Adam on the seed's network follow libtorch's trajectory", "[parity]") {
   Generator gen(3);
