@@ -20,7 +20,7 @@ install(TARGETS plexus plexus_core_interface EXPORT PlexusTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/core/include/ ${PROJECT_SOURCE_DIR}/dispatcher/include/
   ${PROJECT_SOURCE_DIR}/autograd/include/ ${PROJECT_SOURCE_DIR}/nn/include/
-  ${PROJECT_SOURCE_DIR}/optim/include/
+  ${PROJECT_SOURCE_DIR}/optim/include/ ${PROJECT_SOURCE_DIR}/graph/include/
   DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} FILES_MATCHING PATTERN "*.h")
 install(EXPORT PlexusTargets NAMESPACE Plexus:: FILE PlexusTargets.cmake
   DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/Plexus)

@@ -25,6 +25,7 @@ class AccumulateGrad final : public Node {
     Tensor leaf{boost::intrusive_ptr<TensorImpl>(leaf_)};
     Tensor g = conform(grad, InputInfo::of(leaf), *this);
     m->grad = m->grad.defined() ? add(m->grad, g) : g.detach();
+    if (plexus::detail::g_grad_set_hook) plexus::detail::g_grad_set_hook(leaf, m->grad);
     return {};
   }
 

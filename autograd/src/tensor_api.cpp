@@ -43,6 +43,7 @@ void Tensor::set_grad(const Tensor& g) const {
                  g.str(), str());
   }
   if (g.defined() || meta_if(*this)) autograd::meta_of(*this).grad = g;
+  if (detail::g_grad_set_hook) detail::g_grad_set_hook(*this, g);
 }
 
 bool Tensor::is_leaf() const {

@@ -9,6 +9,8 @@ namespace plexus {
 
 namespace detail {
 ViewHook g_view_hook = nullptr;
+HostReadHook g_host_read_hook = nullptr;
+GradSetHook g_grad_set_hook = nullptr;
 }  // namespace detail
 
 namespace {

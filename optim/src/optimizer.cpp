@@ -91,11 +91,62 @@ Adam::Adam(NamedParameters params, AdamOptions o) : Optimizer(std::move(params))
 }
 
 int64_t Adam::steps(const std::string& name) const {
+  if (o_.capturable) {
+    auto it = state_.find(name + ".step");
+    return it == state_.end() ? 0 : static_cast<int64_t>(it->second.item<double>());
+  }
   auto it = step_.find(name);
   return it == step_.end() ? 0 : it->second;
 }
 
+void Adam::set_lr(double lr) {
+  check_rate("Adam", lr);
+  o_.lr = lr;
+  if (lr_.defined()) lr_.fill_(lr);
+}
+
+// PyTorch's capturable single-tensor Adam: the same update as step(), with
+// the per-step numbers computed on the device from a 0-d step count.
+void Adam::step_capturable() {
+  NoGradGuard no_grad;
+  if (!lr_.defined()) lr_ = full({}, o_.lr, {DType::F64, Device()});
+  const Tensor one = wrapped_scalar(1.0);
+  for (const auto& [name, p] : params_) {
+    Tensor g = p.grad();
+    if (!g.defined()) continue;
+    Tensor& step = state(name, "step");
+    Tensor& m = state(name, "exp_avg");
+    Tensor& v = state(name, "exp_avg_sq");
+    if (!m.defined()) {
+      step = zeros({}, {p.dtype(), p.device()});
+      m = zeros(p.sizes(), {p.dtype(), p.device()});
+      v = zeros(p.sizes(), {p.dtype(), p.device()});
+    }
+    step.add_(one);
+    if (o_.weight_decay != 0) {
+      if (o_.decoupled_weight_decay) p.mul_(sub(one, mul(lr_, o_.weight_decay)));
+      else g = add(g, p, o_.weight_decay);
+    }
+    m.lerp_(g, 1 - o_.beta1);
+    v.mul_(scalar_like(o_.beta2, v));
+    v.addcmul_(g, g, 1 - o_.beta2);
+    Tensor bc1 = sub(one, pow(wrapped_scalar(o_.beta1), step));
+    Tensor bc2_sqrt = sqrt(sub(one, pow(wrapped_scalar(o_.beta2), step)));
+    Tensor step_size = div(lr_, bc1);
+    Tensor second = v;
+    if (o_.amsgrad) {
+      Tensor& vmax = state(name, "max_exp_avg_sq");
+      if (!vmax.defined()) vmax = zeros(p.sizes(), {p.dtype(), p.device()});
+      vmax.copy_(maximum(vmax, v));  // in place: a compiled step keeps reading the same tensor
+      second = vmax;
+    }
+    Tensor denom = add(div(sqrt(second), bc2_sqrt), o_.eps);
+    p.sub_(mul(div(m, denom), step_size));
+  }
+}
+
 void Adam::step() {
+  if (o_.capturable) return step_capturable();
   NoGradGuard no_grad;
   for (const auto& [name, p] : params_) {
     Tensor g = p.grad();

@@ -33,6 +33,10 @@ class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
   // backward were not overwritten since. Views share their storage's count.
   uint64_t version() const { return version_.load(std::memory_order_relaxed); }
   const char* last_writer() const { return last_writer_.load(std::memory_order_relaxed); }
+  // Creation order of storages in this process: graph capture tells the
+  // storages a captured call made (serial >= the capture's start) from older ones.
+  uint64_t serial() const { return serial_; }
+  static uint64_t next_serial();
   void bump_version(const char* op) {
     last_writer_.store(op, std::memory_order_relaxed);
     version_.fetch_add(1, std::memory_order_relaxed);
@@ -41,6 +45,7 @@ class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
  private:
   std::atomic<uint64_t> version_{0};
   std::atomic<const char*> last_writer_{nullptr};
+  uint64_t serial_;
   void* data_;
   size_t nbytes_;
   Device device_;

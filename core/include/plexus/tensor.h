@@ -202,6 +202,14 @@ namespace detail {
 // state, to give the view its grad_fn (`name`: "TransposeBackward").
 using ViewHook = void (*)(const Tensor& base, const Tensor& view, const char* name);
 extern ViewHook g_view_hook;
+// Set by graph capture (graph/): told of each host read of a tensor's values
+// (item(), tolist()), which a captured graph cannot replay.
+using HostReadHook = void (*)(const Tensor& t, const char* what);
+extern HostReadHook g_host_read_hook;
+// Set by graph capture: told whenever a leaf's gradient is set or cleared
+// (set_grad, backward's accumulation), a side effect a graph must replay.
+using GradSetHook = void (*)(const Tensor& leaf, const Tensor& grad);
+extern GradSetHook g_grad_set_hook;
 }  // namespace detail
 
 // Host-side C++ type of a dtype, and the dtype of a C++ type.

@@ -41,6 +41,7 @@ T Tensor::item() const {
 
 template <typename T>
 std::vector<T> Tensor::tolist() const {
+  if (detail::g_host_read_hook) detail::g_host_read_hook(*this, "tolist()");
   Tensor host = to(Device(), dtype_of<T>()).contiguous();
   const T* p = static_cast<const T*>(host.data_ptr());
   return std::vector<T>(p, p + host.numel());

@@ -35,8 +35,10 @@ struct KernelCall {
 using KernelFn = void (*)(void* ctx, KernelCall& call);
 
 // Layers sit above the backends, highest priority first in this order.
-enum class Layer : uint8_t { Profiler = 0, Autograd = 1 };
-inline constexpr int kNumLayers = 2;
+// Trace (graph capture) sits below Autograd, so it sees the backward ops the
+// engine dispatches as well as the forward ones.
+enum class Layer : uint8_t { Profiler = 0, Autograd = 1, Trace = 2 };
+inline constexpr int kNumLayers = 3;
 using LayerSet = uint32_t;
 constexpr LayerSet layer_bit(Layer l) { return 1u << static_cast<int>(l); }
 

@@ -47,6 +47,7 @@ Scalar Tensor::item() const {
   PLEXUS_CHECK(defined() && numel() == 1, ErrorCode::InvalidArgument,
                "item(): expected a tensor with one element, got {}",
                defined() ? str() : std::string("an undefined tensor"));
+  if (detail::g_host_read_hook) detail::g_host_read_hook(*this, "item()");
   Tensor host = to(Device());
   Scalar s;
   visit_dtype(host.dtype(), [&](auto tag) {

@@ -58,16 +58,27 @@ struct AdamOptions {
   double weight_decay = 0;
   bool amsgrad = false;
   bool decoupled_weight_decay = false;  // AdamW
+  // Everything that changes from step to step (the step count, the bias
+  // corrections, the learning rate) is a 0-d tensor computed by ops, so a
+  // compiled training step (plexus::compile) replays it: PyTorch's
+  // capturable=True. A few more small ops per parameter when eager.
+  bool capturable = false;
 };
 class Adam : public Optimizer {
  public:
   Adam(NamedParameters params, AdamOptions options);
   void step() override;
   int64_t steps(const std::string& name) const;
+  double lr() const { return o_.lr; }
+  // Changes the learning rate; with capturable, a compiled step sees the new
+  // value without capturing again (it reads a 0-d tensor).
+  void set_lr(double lr);
 
  private:
+  void step_capturable();
   AdamOptions o_;
   std::map<std::string, int64_t> step_;
+  Tensor lr_;  // capturable: the learning rate as a 0-d float64 cpu tensor
 };
 
 // Adam with decoupled weight decay (default 1e-2, as PyTorch).

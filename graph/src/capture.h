@@ -1,0 +1,59 @@
+// Capture: the Trace dispatch layer and what it records into a Graph.
+#pragma once
+
+#include <map>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "plexus/dispatcher.h"
+#include "plexus/graph.h"
+
+namespace plexus::graph {
+
+class Capture {
+ public:
+  // Starts recording on this thread (one capture per thread at a time).
+  Capture(std::span<const Tensor> inputs, const CompileOptions& options);
+  // Stops recording (also when the function threw).
+  ~Capture();
+  Capture(const Capture&) = delete;
+  Capture& operator=(const Capture&) = delete;
+
+  // Records the function's results; returns the finished graph.
+  Graph finish(std::span<const Tensor> outputs);
+  // Why the capture cannot become a graph (a host read, ...); empty when it can.
+  const std::string& broken() const { return broken_; }
+
+  // The capture recording on this thread, or null.
+  static Capture* current();
+
+  // Called by the Trace layer, the host-read and the grad-set hooks.
+  Tensor record_call(const Operator& op, DispatchKeys keys, std::span<const Value> args);
+  void on_host_read(const Tensor& t, const char* what);
+  void on_grad_set(const Tensor& leaf, const Tensor& grad);
+
+ private:
+  enum class Use : uint8_t { Read, Written };
+  int value_of(const Tensor& t, Use use);
+  int add_value(int root, const Tensor& t);
+  int add_node(NodeKind kind, std::string base, int value);
+  int add_root(Root r, const Tensor& t, NodeKind kind, std::string base);
+  Arg arg_of(const Value& v, Use use);
+  void mark_broken(std::string why);
+
+  Graph g_;
+  std::unordered_map<const TensorImpl*, int> by_impl_;
+  std::unordered_map<const StorageImpl*, int> root_by_storage_;
+  std::map<std::tuple<int, DType, Shape, Shape, int64_t>, int> by_view_;
+  std::unordered_map<std::string, int> name_counts_;
+  std::unordered_map<const StorageImpl*, std::string> names_;
+  std::vector<Tensor> keep_;  // every tensor seen: no address is reused while recording
+  uint64_t start_serial_;
+  int depth_ = 0;
+  std::string broken_;
+  Capture* prev_;
+  std::unique_ptr<LayerGuard> thread_layers_saved_;
+};
+
+}  // namespace plexus::graph

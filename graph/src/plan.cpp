@@ -1,0 +1,125 @@
+// Binding a graph to memory of its own, and replaying it.
+#include "plan.h"
+
+#include <fmt/format.h>
+
+#include "plexus/error.h"
+#include "plexus/factories.h"
+
+namespace plexus::graph {
+namespace {
+
+Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::vector<Tensor>>& lists) {
+  switch (a.kind) {
+    case Arg::Kind::None: return Value();
+    case Arg::Kind::Value: return Value::tensor(vals[static_cast<size_t>(a.value)]);
+    case Arg::Kind::ValueList: {
+      std::vector<Tensor>& l = lists.emplace_back();
+      for (int v : a.values) l.push_back(vals[static_cast<size_t>(v)]);
+      return Value::tensor_list(l);
+    }
+    case Arg::Kind::Scalar: return Value::scalar(a.scalar);
+    case Arg::Kind::Int: return Value::integer(a.i);
+    case Arg::Kind::IntList: return Value::int_list(a.ints);
+    case Arg::Kind::Double: return Value::real(a.d);
+    case Arg::Kind::Bool: return Value::boolean(a.b);
+    case Arg::Kind::String: return Value::string(a.str);
+    case Arg::Kind::DType: return Value::dtype(a.dtype);
+    case Arg::Kind::Device: return Value::device(a.device);
+  }
+  return Value();
+}
+
+}  // namespace
+
+Plan::Plan(Graph g) : g_(std::move(g)) {
+  // Memory: inputs, allocations and op results get their own; tensors made
+  // before the call and constants are the captured ones.
+  std::vector<Storage> storage(g_.roots.size());
+  for (size_t r = 0; r < g_.roots.size(); ++r) {
+    const Root& root = g_.roots[r];
+    if (root.kind == RootKind::External || root.kind == RootKind::Constant)
+      storage[r] = root.held.storage();
+    else
+      storage[r] = Storage(new StorageImpl(root.device, root.nbytes));
+  }
+  vals_.reserve(g_.values.size());
+  for (size_t v = 0; v < g_.values.size(); ++v) {
+    const ValueInfo& info = g_.values[v];
+    const Root& root = g_.roots[static_cast<size_t>(info.root)];
+    if (root.held.defined() && root.value == static_cast<int>(v)) {
+      vals_.push_back(root.held);  // keeps a C++ number's wrapped flag
+      continue;
+    }
+    vals_.push_back(Tensor::make(storage[static_cast<size_t>(info.root)], info.dtype, info.sizes,
+                                 info.strides, info.offset));
+  }
+  input_written_.assign(g_.roots.size(), false);
+  for (const Node& n : g_.nodes) {
+    if (n.kind == NodeKind::Placeholder) input_values_.push_back(n.value);
+    if (n.kind == NodeKind::Output) outputs_ = n.outputs;
+    if (n.kind == NodeKind::SetGrad) {
+      Step s;
+      s.leaf = n.leaf;
+      s.grad = n.value;
+      steps_.push_back(std::move(s));
+      continue;
+    }
+    if (n.kind != NodeKind::Call) continue;
+    const Operator& op = *n.op;
+    if (int w = op.written_arg(); w >= 0 && n.args[static_cast<size_t>(w)].kind == Arg::Kind::Value) {
+      const ValueInfo& info = g_.values[static_cast<size_t>(n.args[static_cast<size_t>(w)].value)];
+      const Root& root = g_.roots[static_cast<size_t>(info.root)];
+      if (root.kind == RootKind::Constant)
+        fail(ErrorCode::Unsupported,
+             "node {} ({}) writes into {}, a tensor made on the host during the call; make it "
+             "with a factory (zeros, full) inside the function instead",
+             n.name, op.name(), g_.value_name(root.value));
+      if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
+    }
+    Step s;
+    s.keys.device = n.device;
+    for (const Arg& a : n.args) s.args.push_back(bind_arg(a, vals_, s.lists));
+    const bool own_result =
+        n.value >= 0 &&
+        g_.roots[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)].kind ==
+            RootKind::Result &&
+        g_.roots[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)].index ==
+            static_cast<int>(&n - g_.nodes.data());
+    if (op.kind() == OpKind::Functional && op.kernel_op().kind() == OpKind::Out && own_result) {
+      // The out variant writes straight into the plan's memory.
+      s.op = &op.kernel_op();
+      s.args.push_back(Value::tensor(vals_[static_cast<size_t>(n.value)]));
+    } else {
+      s.op = &op;
+      if (own_result) s.copy_result_to = n.value;
+    }
+    steps_.push_back(std::move(s));
+  }
+}
+
+std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
+  Dispatcher& d = Dispatcher::get();
+  LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
+  for (size_t i = 0; i < input_values_.size(); ++i)
+    vals_[static_cast<size_t>(input_values_[i])].copy_(inputs[i]);
+  for (Step& s : steps_) {
+    if (!s.op) {
+      s.leaf.set_grad(s.grad >= 0 ? vals_[static_cast<size_t>(s.grad)] : Tensor());
+      continue;
+    }
+    Tensor r = d.redispatch(*s.op, s.keys, s.args);
+    if (s.copy_result_to >= 0) vals_[static_cast<size_t>(s.copy_result_to)].copy_(r);
+  }
+  for (size_t i = 0; i < input_values_.size(); ++i) {
+    const Tensor& v = vals_[static_cast<size_t>(input_values_[i])];
+    if (input_written_[static_cast<size_t>(g_.values[static_cast<size_t>(input_values_[i])].root)])
+      inputs[i].copy_(v);
+  }
+  std::vector<Tensor> out;
+  out.reserve(outputs_.size());
+  for (int v : outputs_) out.push_back(vals_[static_cast<size_t>(v)].clone());
+  return out;
+}
+
+}  // namespace plexus::graph

@@ -1,0 +1,45 @@
+// A compiled graph: memory of its own for every value the call makes, and
+// the ops with their arguments bound to it, ready to replay.
+#pragma once
+
+#include <deque>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "plexus/dispatcher.h"
+#include "plexus/graph.h"
+
+namespace plexus::graph {
+
+class Plan {
+ public:
+  // Throws plexus::Error (Unsupported) naming what cannot be replayed.
+  explicit Plan(Graph g);
+  Plan(const Plan&) = delete;
+  Plan& operator=(const Plan&) = delete;
+
+  // Replays the graph on new inputs (of the captured signature); returns the
+  // results as fresh tensors.
+  std::vector<Tensor> run(std::span<const Tensor> inputs);
+  const Graph& graph() const { return g_; }
+
+ private:
+  struct Step {
+    const Operator* op = nullptr;  // null: a SetGrad
+    std::vector<Value> args;
+    std::deque<std::vector<Tensor>> lists;  // tensor lists the args point into
+    DispatchKeys keys;
+    int copy_result_to = -1;  // ops that return new memory (Direct, no out variant): copy it here
+    Tensor leaf;              // SetGrad
+    int grad = -1;            // SetGrad: the value, or -1 to clear
+  };
+  Graph g_;
+  std::vector<Tensor> vals_;        // one private tensor per value; never reallocated
+  std::vector<int> input_values_;   // the placeholder value of each input
+  std::vector<bool> input_written_; // inputs some op writes: copied back after a replay
+  std::vector<Step> steps_;
+  std::vector<int> outputs_;
+};
+
+}  // namespace plexus::graph

@@ -1,0 +1,219 @@
+// plexus::compile: capture, the agreement of two captures, replay against the
+// same function run eagerly, guards, graph breaks and the printed graph.
+#include <catch2/catch.hpp>
+#include <cmath>
+
+#include "plexus/autograd.h"
+#include "plexus/factories.h"
+#include "plexus/graph.h"
+#include "plexus/nn.h"
+#include "plexus/ops.h"
+#include "plexus/optim.h"
+#include "plexus/random.h"
+#include "simple_nn.h"
+
+using namespace plexus;
+using Catch::Contains;
+
+namespace {
+
+Tensor random_tensor(std::initializer_list<int64_t> sizes, uint64_t seed) {
+  Generator gen(seed);
+  return randn(sizes, gen);
+}
+
+double max_abs_diff(const Tensor& a, const Tensor& b) {
+  return amax(abs(sub(a.to(DType::F64), b.to(DType::F64)))).item<double>();
+}
+
+double max_rel_diff(const Tensor& a, const Tensor& b) {
+  Tensor x = a.to(DType::F64), y = b.to(DType::F64);
+  return amax(div(abs(sub(x, y)), add(abs(y), 1e-6))).item<double>();
+}
+
+// The seed's model and a capturable Adam, built the same way from a seed.
+struct Trainer {
+  Generator gen;
+  train::SimpleNN model;
+  optim::Adam opt;
+  explicit Trainer(uint64_t seed, bool capturable = true)
+      : gen(seed),
+        model(gen, Device()),
+        opt(model.named_parameters(), {.lr = 1e-2, .capturable = capturable}) {}
+  Tensor step(const Tensor& x, const Tensor& y) {
+    Tensor loss = mse_loss(model(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    return loss;
+  }
+};
+
+}  // namespace
+
+TEST_CASE("compile: replays an elementwise function once two captures agree", "[graph]") {
+  int runs = 0;
+  auto f = compile([&](const Tensor& x, const Tensor& y) {
+    ++runs;
+    return add(mul(x, y), 1.5);
+  });
+  for (int i = 0; i < 5; ++i) {
+    Tensor x = random_tensor({3, 4}, 10 + i), y = random_tensor({3, 4}, 20 + i);
+    Tensor got = f(x, y);
+    Tensor want = add(mul(x, y), 1.5);
+    CHECK(max_abs_diff(got, want) == 0);
+  }
+  // Calls 1 and 2 capture (and agree); 3, 4 and 5 replay without running the function.
+  CHECK(runs == 2);
+  CHECK(f.stats().captures == 2);
+  CHECK(f.stats().replays == 3);
+  REQUIRE(f.graph() != nullptr);
+  CHECK(f.graph()->num_calls() == 2);
+}
+
+TEST_CASE("compile: a replay returns fresh tensors, not the plan's memory", "[graph]") {
+  auto f = compile([](const Tensor& x) { return mul(x, 2.0); });
+  std::vector<Tensor> results;
+  for (int i = 0; i < 4; ++i) results.push_back(f(full({2}, double(i))));
+  for (int i = 0; i < 4; ++i) CHECK(results[size_t(i)].tolist<float>() == std::vector<float>{2.0f * i, 2.0f * i});
+}
+
+TEST_CASE("compile: the seed's training step matches eager training", "[graph]") {
+  Trainer eager(7), compiled(7);
+  auto step = compile([&](const Tensor& x, const Tensor& y) { return compiled.step(x, y); },
+                      {.names = compiled.model.named_parameters()});
+  Generator data(3);
+  for (int i = 0; i < 12; ++i) {
+    Tensor x = randn({32, 10}, data), y = randn({32, 1}, data);
+    Tensor want = eager.step(x, y);
+    Tensor got = step(x, y);
+    INFO("step " << i);
+    CHECK(max_rel_diff(got, want) < 1e-5);
+  }
+  CHECK(step.stats().replays >= 8);
+  CHECK(step.stats().eager_calls == 0);
+  auto pe = eager.model.named_parameters(), pc = compiled.model.named_parameters();
+  for (size_t k = 0; k < pe.size(); ++k) {
+    INFO(pe[k].first);
+    CHECK(max_rel_diff(pc[k].second, pe[k].second) < 1e-5);
+    // The gradients the replay set are the step's gradients.
+    REQUIRE(pc[k].second.grad().defined());
+    CHECK(max_rel_diff(pc[k].second.grad(), pe[k].second.grad()) < 1e-4);
+  }
+  CHECK(compiled.opt.steps("fc1.weight") == 12);
+}
+
+TEST_CASE("compile: a changed learning rate reaches the replay without capturing again",
+          "[graph]") {
+  Trainer eager(11), compiled(11);
+  auto step = compile([&](const Tensor& x, const Tensor& y) { return compiled.step(x, y); });
+  Generator data(5);
+  for (int i = 0; i < 10; ++i) {
+    if (i == 6) {
+      eager.opt.set_lr(3e-3);
+      compiled.opt.set_lr(3e-3);
+    }
+    Tensor x = randn({16, 10}, data), y = randn({16, 1}, data);
+    Tensor want = eager.step(x, y);
+    Tensor got = step(x, y);
+    CHECK(max_rel_diff(got, want) < 1e-5);
+  }
+  CHECK(step.stats().captures == 3);  // Adam's state is made in call 1: calls 2 and 3 agree
+  CHECK(step.stats().recaptures == 0);
+  CHECK(max_rel_diff(compiled.model.fc1->weight, eager.model.fc1->weight) < 1e-5);
+}
+
+TEST_CASE("compile: host numbers that change every call keep the function eager, and say why",
+          "[graph]") {
+  Trainer eager(13, /*capturable=*/false), compiled(13, /*capturable=*/false);
+  auto step = compile([&](const Tensor& x, const Tensor& y) { return compiled.step(x, y); });
+  Generator data(9);
+  for (int i = 0; i < 8; ++i) {
+    Tensor x = randn({8, 10}, data), y = randn({8, 1}, data);
+    Tensor want = eager.step(x, y);
+    CHECK(max_abs_diff(step(x, y), want) == 0);
+  }
+  CHECK(step.stats().replays == 0);
+  CHECK(step.stats().eager_calls > 0);
+  CHECK_THAT(step.compiled().eager_reason(), Contains("changed in each of"));
+  CHECK_THAT(step.compiled().eager_reason(), Contains("in one call and"));
+}
+
+TEST_CASE("compile: a host read during capture breaks the graph; results stay right",
+          "[graph]") {
+  auto f = compile([](const Tensor& x) {
+    Tensor s = sum(x);
+    return s.item<double>() > 0 ? mul(x, 2.0) : mul(x, -1.0);
+  });
+  for (double v : {1.0, -1.0, 2.0, -3.0}) {
+    Tensor x = full({3}, v);
+    Tensor want = v > 0 ? mul(x, 2.0) : mul(x, -1.0);
+    CHECK(max_abs_diff(f(x), want) == 0);
+  }
+  CHECK(f.stats().replays == 0);
+  CHECK_THAT(f.compiled().eager_reason(), Contains("item()"));
+}
+
+TEST_CASE("compile: a new input shape captures again; the old one stays compiled", "[graph]") {
+  auto f = compile([](const Tensor& x) { return relu(sub(x, 0.25)); });
+  for (int round = 0; round < 3; ++round)
+    for (int64_t n : {4, 7}) {
+      Tensor x = random_tensor({n}, uint64_t(n + round));
+      CHECK(max_abs_diff(f(x), relu(sub(x, 0.25))) == 0);
+    }
+  CHECK(f.stats().recaptures == 1);  // the second signature
+  CHECK(f.stats().captures == 4);    // two per signature
+  CHECK(f.stats().replays == 2);
+}
+
+TEST_CASE("compile: in-place writes into an input reach the caller's tensor", "[graph]") {
+  auto f = compile([](const Tensor& x) {
+    x.mul_(wrapped_scalar(3.0));
+    return add(x, 1.0);
+  });
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = full({2, 2}, double(i + 1));
+    Tensor r = f(x);
+    CHECK(x.tolist<float>() == std::vector<float>(4, 3.0f * (i + 1)));
+    CHECK(r.tolist<float>() == std::vector<float>(4, 3.0f * (i + 1) + 1));
+  }
+  CHECK(f.stats().replays == 2);
+}
+
+TEST_CASE("compile: the backend sees the graph, printed as torch.fx's table", "[graph]") {
+  Trainer t(17);
+  std::vector<std::string> printed;
+  auto step = compile([&](const Tensor& x, const Tensor& y) { return t.step(x, y); },
+                      {.backend = [&](const graph::Graph& g) { printed.push_back(g.str()); },
+                       .names = t.model.named_parameters()});
+  Generator data(1);
+  for (int i = 0; i < 5; ++i) step(randn({4, 10}, data), randn({4, 1}, data));
+  REQUIRE(printed.size() == 1);
+  const std::string& table = printed[0];
+  CHECK_THAT(table, Contains("opcode"));
+  CHECK_THAT(table, Contains("placeholder"));
+  CHECK_THAT(table, Contains("get_attr"));
+  CHECK_THAT(table, Contains("fc1.weight"));
+  CHECK_THAT(table, Contains("call_function"));
+  CHECK_THAT(table, Contains("addcmul_"));  // Adam's update
+  CHECK_THAT(table, Contains("set_grad"));
+  CHECK_THAT(table, Contains("output"));
+}
+
+TEST_CASE("compile: a compiled function called inside another capture runs plainly",
+          "[graph]") {
+  auto inner = compile([](const Tensor& x) { return mul(x, 3.0); });
+  auto outer = compile([&](const Tensor& x) { return add(inner(x), 1.0); });
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = full({2}, double(i));
+    CHECK(outer(x).tolist<float>() == std::vector<float>(2, 3.0f * i + 1));
+  }
+  CHECK(outer.stats().replays == 2);
+  REQUIRE(outer.graph() != nullptr);
+  CHECK(outer.graph()->num_calls() == 2);
+}
+
+TEST_CASE("compile: bad options are refused", "[graph]") {
+  CHECK_THROWS_WITH(compile([](const Tensor& x) { return x; }, {.max_captures = 1}),
+                    Contains("max_captures"));
+}
