@@ -1,11 +1,14 @@
 // plexus-bench-train: the seed model's training step and autograd's costs,
 // with libtorch 1.13 as a peer in the same run when it is installed.
 //
-//   plexus-bench-train [--steps N]
+//   plexus-bench-train [--steps N] [--only ROW]   (--only: one row, for perf)
 //
 // Rows (best of 7 runs; a run is `steps` calls):
 //   step_b32, step_b800   one training step of SimpleNN 10-64-32-1 (forward,
 //                         MSE loss, zero_grad, backward, Adam) at batch 32 / 800
+//   compiled_b32, ...     the same step through plexus::compile (capturable
+//                         Adam), replayed; capture+compile: the calls until
+//                         the first replay, in ms
 //   record_1elem          a 1-element mul whose input requires grad, minus the
 //                         same call without grad: the cost of recording a node
 //   chain_1elem           forward and backward of a chain of 1-element muls, per op
@@ -24,6 +27,7 @@
 #include "plexus/autograd.h"
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
+#include "plexus/graph.h"
 #include "plexus/ops.h"
 #include "plexus/optim.h"
 #include "plexus/plugins.h"
@@ -104,6 +108,37 @@ double step_row(const char* name, int64_t batch, int steps) {
   return us;
 }
 
+// The step compiled; prints its row against eager plexus (`eager_us`) and
+// libtorch, and how long capture and compile took.
+void compiled_row(const char* name, int64_t batch, int steps, double eager_us) {
+  Generator gen(1);
+  Tensor x = randn({batch, 10}, gen), y = randn({batch, 1}, gen);
+  train::SimpleNN model(gen, Device());
+  optim::Adam opt(model.named_parameters(), {.lr = 1e-3, .capturable = true});
+  auto step = compile([&](const Tensor& xb, const Tensor& yb) {
+    Tensor loss = mse_loss(model(xb), yb);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+    return loss;
+  });
+  auto t0 = std::chrono::steady_clock::now();
+  while (step.stats().replays == 0 && step.stats().eager_calls == 0) step(x, y);
+  double compile_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  if (step.stats().eager_calls > 0) {
+    std::printf("%-14s the step did not compile: %s\n", name,
+                step.compiled().eager_reason().c_str());
+    return;
+  }
+  double us = best_us(steps, 7, [&] { step(x, y); });
+  std::printf("%-14s %10.2f us   eager plexus %10.2f us   ratio %.2f   (%zu ops in %zu "
+              "launches; capture+compile %.1f ms over %llu calls)\n",
+              name, us, eager_us, eager_us / us, step.graph()->num_calls(),
+              step.graph()->num_launches(), compile_ms,
+              static_cast<unsigned long long>(step.stats().captures));
+}
+
 void autograd_rows(int steps) {
   Tensor a = full({1}, 1.0), b = full({1}, 2.0);
   Tensor g = full({1}, 1.0).requires_grad_();
@@ -139,16 +174,25 @@ void autograd_rows(int steps) {
 
 int main(int argc, char** argv) {
   int steps = 200;
-  for (int i = 1; i + 1 < argc; ++i)
+  std::string only;
+  for (int i = 1; i + 1 < argc; ++i) {
     if (std::string(argv[i]) == "--steps") steps = std::max(1, std::atoi(argv[i + 1]));
+    if (std::string(argv[i]) == "--only") only = argv[i + 1];
+  }
   load_plugins();
   Dispatcher::get().set_fallback_policy(FallbackPolicy::Error);
+  if (only == "compiled_b32" || only == "compiled_b800") {
+    compiled_row(only.c_str(), only == "compiled_b32" ? 32 : 800, steps, NAN);
+    return 0;
+  }
 #ifdef PLEXUS_BENCH_TORCH
   std::printf("libtorch %s, %d threads (set_num_threads(1) below for the _1t rows)\n",
               TORCH_VERSION, torch::get_num_threads());
 #endif
-  step_row("step_b32", 32, steps);
-  step_row("step_b800", 800, std::max(1, steps / 4));
+  double b32 = step_row("step_b32", 32, steps);
+  compiled_row("compiled_b32", 32, steps, b32);
+  double b800 = step_row("step_b800", 800, std::max(1, steps / 4));
+  compiled_row("compiled_b800", 800, std::max(1, steps / 4), b800);
 #ifdef PLEXUS_BENCH_TORCH
   torch::set_num_threads(1);
   step_row("step_b800_1t", 800, std::max(1, steps / 4));

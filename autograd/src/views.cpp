@@ -65,7 +65,11 @@ class ViewNode final : public Node {
                  name_);
     int64_t lo = std::min(base_.offset, v.offset);
     int64_t hi = std::max(base_.end(), v.end());
-    Tensor buffer = zeros({std::max<int64_t>(hi - lo, 0)}, {grad.dtype(), grad.device()});
+    // A view that covers every element of the range (transpose, permute,
+    // reshape of a dense base) overwrites the whole buffer: no zeros needed.
+    const bool covers = g.numel() == hi - lo;
+    Tensor buffer = covers ? empty({hi - lo}, {grad.dtype(), grad.device()})
+                           : zeros({std::max<int64_t>(hi - lo, 0)}, {grad.dtype(), grad.device()});
     if (g.numel() > 0) buffer.as_strided(v.sizes, v.strides, v.offset - lo).copy_(g);
     return {buffer.as_strided(base_.sizes, base_.strides, base_.offset - lo)};
   }

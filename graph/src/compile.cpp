@@ -8,6 +8,7 @@
 #include <optional>
 
 #include "capture.h"
+#include "passes.h"
 #include "plan.h"
 #include "plexus/autograd.h"
 #include "plexus/error.h"
@@ -131,14 +132,17 @@ struct CompiledFunction::Impl {
     }
     std::string d = e.last ? Graph::diff(*e.last, g) : "this is the first capture";
     if (d.empty()) {
+      PassStats passes = optimize(g);
+      log().debug("{}: passes removed {} repeated and {} dead ops, fused {}", options.name,
+                  passes.cse, passes.dce, passes.fused);
       if (options.backend) options.backend(g);
       if (print_requested(options))
         std::printf("%s: graph for inputs %s (%zu ops)\n%s", options.name.c_str(),
                     signature_str(e.sig).c_str(), g.num_calls(), g.str().c_str());
       try {
         e.plan = std::make_unique<Plan>(std::move(g));
-        log().debug("{}: compiled {} ops for inputs {}", options.name,
-                    e.plan->graph().num_calls(), signature_str(e.sig));
+        log().debug("{}: compiled {} ops ({} resolved once) for inputs {}", options.name,
+                    e.plan->graph().num_calls(), e.plan->prepared(), signature_str(e.sig));
       } catch (const Error& err) {
         e.eager_reason = fmt::format("the graph cannot be compiled: {}", err.what());
         log().warn("{}: runs eagerly for inputs {}: {}", options.name, signature_str(e.sig),

@@ -39,13 +39,22 @@ std::string_view node_kind_name(NodeKind k) {
     case NodeKind::Call: return "call_function";
     case NodeKind::SetGrad: return "set_grad";
     case NodeKind::Output: return "output";
+    case NodeKind::Fused: return "call_fused";
   }
   return "?";
 }
 
 size_t Graph::num_calls() const {
-  return static_cast<size_t>(std::count_if(nodes.begin(), nodes.end(),
-                                           [](const Node& n) { return n.kind == NodeKind::Call; }));
+  size_t n = 0;
+  for (const Node& node : nodes)
+    n += node.kind == NodeKind::Call ? 1 : node.kind == NodeKind::Fused ? node.members.size() : 0;
+  return n;
+}
+
+size_t Graph::num_launches() const {
+  return static_cast<size_t>(std::count_if(nodes.begin(), nodes.end(), [](const Node& n) {
+    return n.kind == NodeKind::Call || n.kind == NodeKind::Fused;
+  }));
 }
 
 namespace {
@@ -152,6 +161,16 @@ std::string Graph::str() const {
         r.args = fmt::format("({}, {})", value_name(n.target), value_name(n.value));
         r.value = "";
         break;
+      case NodeKind::Fused: {
+        std::vector<std::string> ops, ins, outs;
+        for (const Node& m : n.members) ops.push_back(m.op->schema().name);
+        r.target = fmt::format("fused({})", fmt::join(ops, ", "));
+        for (int v : n.reads) ins.push_back(value_name(v));
+        for (int v : n.stores) outs.push_back(value_name(v));
+        r.args = fmt::format("({})", fmt::join(ins, ", "));
+        r.kwargs = fmt::format("{{'stores': [{}]}}", fmt::join(outs, ", "));
+        break;
+      }
       case NodeKind::Output: {
         std::vector<std::string> names;
         for (int v : n.outputs) names.push_back(value_name(v));
@@ -166,7 +185,7 @@ std::string Graph::str() const {
   for (const Row& r : rows) {
     w[0] = std::max(w[0], r.opcode.size());
     w[1] = std::max(w[1], r.name.size());
-    w[2] = std::max(w[2], r.target.size());
+    w[2] = std::max(w[2], std::min<size_t>(r.target.size(), 60));
     w[3] = std::max(w[3], std::min<size_t>(r.args.size(), 60));
     w[4] = std::max(w[4], std::min<size_t>(r.kwargs.size(), 40));
   }

@@ -55,6 +55,18 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
                                  info.strides, info.offset));
   }
   input_written_.assign(g_.roots.size(), false);
+  auto check_write = [&](const Node& n) {
+    int w = n.op->written_arg();
+    if (w < 0 || n.args[static_cast<size_t>(w)].kind != Arg::Kind::Value) return;
+    const ValueInfo& info = g_.values[static_cast<size_t>(n.args[static_cast<size_t>(w)].value)];
+    const Root& root = g_.roots[static_cast<size_t>(info.root)];
+    if (root.kind == RootKind::Constant)
+      fail(ErrorCode::Unsupported,
+           "node {} ({}) writes into {}, a tensor made on the host during the call; make it "
+           "with a factory (zeros, full) inside the function instead",
+           n.name, n.op->name(), g_.value_name(root.value));
+    if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
+  };
   for (const Node& n : g_.nodes) {
     if (n.kind == NodeKind::Placeholder) input_values_.push_back(n.value);
     if (n.kind == NodeKind::Output) outputs_ = n.outputs;
@@ -65,18 +77,16 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
       steps_.push_back(std::move(s));
       continue;
     }
-    if (n.kind != NodeKind::Call) continue;
-    const Operator& op = *n.op;
-    if (int w = op.written_arg(); w >= 0 && n.args[static_cast<size_t>(w)].kind == Arg::Kind::Value) {
-      const ValueInfo& info = g_.values[static_cast<size_t>(n.args[static_cast<size_t>(w)].value)];
-      const Root& root = g_.roots[static_cast<size_t>(info.root)];
-      if (root.kind == RootKind::Constant)
-        fail(ErrorCode::Unsupported,
-             "node {} ({}) writes into {}, a tensor made on the host during the call; make it "
-             "with a factory (zeros, full) inside the function instead",
-             n.name, op.name(), g_.value_name(root.value));
-      if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
+    if (n.kind != NodeKind::Call && n.kind != NodeKind::Fused) continue;
+    for (const Node& m : n.kind == NodeKind::Fused ? n.members : std::vector<Node>{}) check_write(m);
+    if (n.kind == NodeKind::Fused) {
+      Step s;
+      s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
+      steps_.push_back(std::move(s));
+      continue;
     }
+    check_write(n);
+    const Operator& op = *n.op;
     Step s;
     s.keys.device = n.device;
     for (const Arg& a : n.args) s.args.push_back(bind_arg(a, vals_, s.lists));
@@ -86,7 +96,14 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
             RootKind::Result &&
         g_.roots[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)].index ==
             static_cast<int>(&n - g_.nodes.data());
-    if (op.kind() == OpKind::Functional && op.kernel_op().kind() == OpKind::Out && own_result) {
+    static const Operator& copy_op = Dispatcher::get().op("copy_");
+    if (own_result && op.schema().name == "to" && n.args[0].kind == Arg::Kind::Value) {
+      // A conversion into memory of the plan's own: copy_ converts as it copies.
+      s.op = &copy_op;
+      s.args = {Value::tensor(vals_[static_cast<size_t>(n.value)]),
+                Value::tensor(vals_[static_cast<size_t>(n.args[0].value)]), Value::boolean(false)};
+    } else if (op.kind() == OpKind::Functional && op.kernel_op().kind() == OpKind::Out &&
+               own_result) {
       // The out variant writes straight into the plan's memory.
       s.op = &op.kernel_op();
       s.args.push_back(Value::tensor(vals_[static_cast<size_t>(n.value)]));
@@ -94,8 +111,15 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
       s.op = &op;
       if (own_result) s.copy_result_to = n.value;
     }
+    if (s.copy_result_to < 0) s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
   }
+}
+
+size_t Plan::prepared() const {
+  size_t n = 0;
+  for (const Step& s : steps_) n += s.prepared != nullptr;
+  return n;
 }
 
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
@@ -104,8 +128,16 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
   for (size_t i = 0; i < input_values_.size(); ++i)
     vals_[static_cast<size_t>(input_values_[i])].copy_(inputs[i]);
   for (Step& s : steps_) {
+    if (s.fused) {
+      s.fused->run();
+      continue;
+    }
     if (!s.op) {
       s.leaf.set_grad(s.grad >= 0 ? vals_[static_cast<size_t>(s.grad)] : Tensor());
+      continue;
+    }
+    if (s.prepared) {
+      s.prepared->run();
       continue;
     }
     Tensor r = d.redispatch(*s.op, s.keys, s.args);

@@ -3,11 +3,13 @@
 #pragma once
 
 #include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <vector>
 
 #include "plexus/dispatcher.h"
+#include "fused.h"
 #include "plexus/graph.h"
 
 namespace plexus::graph {
@@ -23,6 +25,8 @@ class Plan {
   // results as fresh tensors.
   std::vector<Tensor> run(std::span<const Tensor> inputs);
   const Graph& graph() const { return g_; }
+  // Ops whose kernel call was resolved once (no meta work on replay).
+  size_t prepared() const;
 
  private:
   struct Step {
@@ -30,6 +34,8 @@ class Plan {
     std::vector<Value> args;
     std::deque<std::vector<Tensor>> lists;  // tensor lists the args point into
     DispatchKeys keys;
+    std::unique_ptr<PreparedCall> prepared;
+    std::unique_ptr<FusedKernel> fused;  // the kernel call resolved once, when it can be
     int copy_result_to = -1;  // ops that return new memory (Direct, no out variant): copy it here
     Tensor leaf;              // SetGrad
     int grad = -1;            // SetGrad: the value, or -1 to clear

@@ -109,7 +109,9 @@ void Adam::set_lr(double lr) {
 // the per-step numbers computed on the device from a 0-d step count.
 void Adam::step_capturable() {
   NoGradGuard no_grad;
-  if (!lr_.defined()) lr_ = full({}, o_.lr, {DType::F64, Device()});
+  // The learning rate in the parameters' dtype, so it joins their ops as is.
+  if (!lr_.defined() && !params_.empty())
+    lr_ = full({}, o_.lr, {params_.front().second.dtype(), Device()});
   const Tensor one = wrapped_scalar(1.0);
   for (const auto& [name, p] : params_) {
     Tensor g = p.grad();
@@ -128,7 +130,7 @@ void Adam::step_capturable() {
       else g = add(g, p, o_.weight_decay);
     }
     m.lerp_(g, 1 - o_.beta1);
-    v.mul_(scalar_like(o_.beta2, v));
+    v.mul_(wrapped_scalar(o_.beta2));
     v.addcmul_(g, g, 1 - o_.beta2);
     Tensor bc1 = sub(one, pow(wrapped_scalar(o_.beta1), step));
     Tensor bc2_sqrt = sqrt(sub(one, pow(wrapped_scalar(o_.beta2), step)));

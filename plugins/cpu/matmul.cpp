@@ -463,6 +463,49 @@ void matmul_blocked(const Product& p) {
   }
 }
 
+// ---- 2-D float32: oneDNN's sgemm ---------------------------------------------
+// A plain product of two matrices costs oneDNN's matmul primitive more to set
+// up per call (primitive cache lookup, memory objects) than the seed model's
+// 32x10x64 product takes to compute; its BLAS-style sgemm takes the pointers
+// and leading dimensions directly.
+
+// 'N' with the leading dimension when m is row-major, 'T' when column-major.
+std::optional<std::pair<char, int64_t>> blas_layout(const Mat& m) {
+  if (m.sc == 1 && m.sr >= std::max<int64_t>(m.cols, 1)) return std::pair{'N', m.sr};
+  if (m.sr == 1 && m.sc >= std::max<int64_t>(m.rows, 1)) return std::pair{'T', m.sc};
+  return std::nullopt;
+}
+
+// True when it ran the product.
+bool matmul_sgemm(const Product& p) {
+  if (p.dtype != PLEXUS_DTYPE_F32 || p.out.batch != 1 || p.a.batch != 1 || p.b.batch != 1)
+    return false;
+  if (p.out.sc != 1 || p.out.sr < std::max<int64_t>(p.out.cols, 1)) return false;
+  auto la = blas_layout(p.a), lb = blas_layout(p.b);
+  if (!la || !lb || overlaps(p.out, p.a) || overlaps(p.out, p.b)) return false;
+  if (p.self && overlaps(p.out, *p.self) && (p.self->data != p.out.data ||
+                                             p.self->sr != p.out.sr || p.self->sc != p.out.sc))
+    return false;
+  const bool accumulate = p.self && !p.beta_zero();
+  if (accumulate)  // out = self (broadcast); sgemm's beta scales it
+    for (int64_t i = 0; i < p.out.rows; ++i)
+      for (int64_t j = 0; j < p.out.cols; ++j)
+        *p.out.at<float>(0, i, j) = *p.self->at<float>(0, i, j);
+  const int64_t m = p.out.rows, n = p.out.cols, k = p.k();
+  const size_t bytes = size_t(m * k + k * n + m * n) * sizeof(float);
+  int prev = 0;
+  if (bytes < 128 * 1024 && (prev = omp_get_max_threads()) > 1) omp_set_num_threads(1);
+  dnnl_status_t st = dnnl_sgemm(la->first, lb->first, m, n, k, float(p.alpha.to_double()),
+                                p.a.at<float>(0, 0, 0), la->second, p.b.at<float>(0, 0, 0),
+                                lb->second, accumulate ? float(p.beta.to_double()) : 0.0f,
+                                p.out.at<float>(0, 0, 0), p.out.sr);
+  if (prev > 1) omp_set_num_threads(prev);
+  if (st != dnnl_success)
+    sdk::fail(PLEXUS_ERROR_DEVICE, "oneDNN sgemm failed ({}) for a {}x{}x{} product", int(st),
+              m, k, n);
+  return true;
+}
+
 // ---- Kernels ----------------------------------------------------------------
 
 void run(const Product& p) {
@@ -476,7 +519,7 @@ void run(const Product& p) {
     } else if constexpr (std::is_floating_point_v<T> && sizeof(T) == 8) {
       matmul_blocked<T>(p);
     } else if constexpr (sdk::is_reduced_float_v<T> || std::is_same_v<T, float>) {
-      matmul_onednn(p);
+      if (!matmul_sgemm(p)) matmul_onednn(p);
     } else {
       matmul_blocked<T>(p);
     }

@@ -94,6 +94,15 @@ class Dispatcher {
   // Continues a call below the layers that `keys` no longer holds.
   Tensor redispatch(const Operator& op, DispatchKeys keys, std::span<const Value> args);
 
+  // Runs the backend step of a call once and keeps what it resolved (the
+  // kernel, the compute dtype, the arguments its meta function rewrote) so the
+  // same call on the same tensors runs again without meta work: graph replay.
+  // Returns null when the call cannot be kept that way (an input converted or
+  // moved, a temporary, a composite or the cpu fallback): run it with
+  // redispatch instead. The tensors `args` refer to must outlive the result.
+  std::unique_ptr<class PreparedCall> prepare(const Operator& op, Device device,
+                                              std::span<const Value> args);
+
   Dispatcher(const Dispatcher&) = delete;
   Dispatcher& operator=(const Dispatcher&) = delete;
 
@@ -104,6 +113,21 @@ class Dispatcher {
   ~Dispatcher();
   Operator& add_op(std::string_view schema_text);
   std::unique_ptr<State> state_;
+};
+
+// A backend call resolved once (Dispatcher::prepare), run again by run().
+class PreparedCall {
+ public:
+  ~PreparedCall();
+  // Runs the kernel on the tensors it was prepared with; if the backend's
+  // kernel changed since (a plugin reloaded), runs the call in full instead.
+  void run();
+
+ private:
+  friend class Dispatcher;
+  PreparedCall() = default;
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 // Turns a layer on (include) or off (exclude) for the current thread while alive.

@@ -115,4 +115,98 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
   return given;
 }
 
+struct PreparedCall::Impl {
+  Dispatcher::State* state;
+  const Operator* op;          // the op as called (for the full path)
+  const Operator* kop;         // the op whose kernel runs
+  const KernelEntry* kernel;
+  Device device;
+  DType dtype;
+  std::vector<Value> given;    // the arguments as called
+  std::vector<Value> kargs;    // the arguments the kernel gets
+  std::unique_ptr<MetaContext> ctx;  // owns the views the meta function made
+  std::vector<Value> meta_args;      // what ctx rewrote
+  Tensor fresh;                      // an idempotent op's distinct elements
+  StorageImpl* written = nullptr;
+};
+
+PreparedCall::~PreparedCall() = default;
+
+void PreparedCall::run() {
+  Impl& p = *impl_;
+  if (p.kop->kernel(p.device.type) != p.kernel) [[unlikely]] {
+    run_backend(*p.state, *p.op, p.device, p.given);
+    return;
+  }
+  if (p.written) p.written->bump_version(p.op->name().c_str());
+  KernelCall call{*p.kop, p.kargs, p.device, p.dtype, {}};
+  try {
+    p.kernel->fn(p.kernel->ctx, call);
+  } catch (const Error& e) {
+    throw e.with_context({p.kop->name(), "", std::string(device_type_name(p.device.type)),
+                          p.device.str()});
+  }
+}
+
+std::unique_ptr<PreparedCall> Dispatcher::prepare(const Operator& op, Device device,
+                                                  std::span<const Value> args) {
+  // Direct ops, cross-device copies and ops whose result the call allocates
+  // keep their full path.
+  if (op.kind() == OpKind::Direct || op.kind() == OpKind::Functional) return nullptr;
+  if (op.cross_device())
+    for (const Value& v : args)
+      if (v.is_tensor() && v.to_tensor().device() != device) return nullptr;
+  auto impl = std::make_unique<PreparedCall::Impl>();
+  impl->state = state_.get();
+  impl->op = &op;
+  impl->kop = &op.kernel_op();
+  impl->device = device;
+  impl->given.assign(args.begin(), args.end());
+  const bool own_kernel = impl->kop == &op && op.kind() == OpKind::Inplace;
+  const size_t nmeta = op.kind() == OpKind::Out ? args.size() - 1 : args.size();
+  impl->meta_args.assign(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(nmeta));
+  impl->ctx = std::make_unique<MetaContext>(op, std::span(impl->meta_args), device);
+  OutputSpec spec = op.meta()(*impl->ctx);
+  // An input the meta function converted or moved lives in new memory made
+  // for this call only: such a call is not kept, unless the input is a C++
+  // number (immutable, so its converted copy stays right).
+  for (size_t i = 0; i < nmeta; ++i) {
+    if (args[i].is_tensor() != impl->meta_args[i].is_tensor()) return nullptr;
+    if (args[i].is_tensor() &&
+        args[i].to_tensor().storage() != impl->meta_args[i].to_tensor().storage()) {
+      if (!args[i].to_tensor().impl()->wrapped_number) return nullptr;
+      continue;
+    }
+    if (args[i].tag() == Value::Tag::TensorList) {
+      auto a = args[i].to_tensor_list(), b = impl->meta_args[i].to_tensor_list();
+      if (a.size() != b.size()) return nullptr;
+      for (size_t k = 0; k < a.size(); ++k)
+        if (a[k].storage() != b[k].storage()) return nullptr;
+    }
+    if (args[i].is_tensor() && args[i].to_tensor().device() != device) return nullptr;
+  }
+  const Tensor& given = args[static_cast<size_t>(op.written_arg())].to_tensor();
+  check_written(op, given, spec, device, op.idempotent());
+  if (given.dtype() != spec.dtype) return nullptr;
+  if (op.idempotent()) impl->fresh = distinct_elements(given);
+  const Tensor& out = impl->fresh.defined() ? impl->fresh : given;
+  if (needs_temporary(op, out, std::span(args.data(), nmeta),
+                      op.kind() == OpKind::Inplace ? 0 : SIZE_MAX))
+    return nullptr;
+  const KernelEntry* k = impl->kop->kernel(device.type);
+  if (!k || !k->dtypes.contains(spec.compute_dtype)) return nullptr;
+  impl->kernel = k;
+  impl->dtype = spec.compute_dtype;
+  impl->written = given.storage().get();
+  impl->kargs = impl->meta_args;
+  if (own_kernel) {
+    impl->kargs[static_cast<size_t>(op.written_arg())] = Value::tensor(out);
+  } else {
+    impl->kargs.push_back(Value::tensor(out));
+  }
+  auto prepared = std::unique_ptr<PreparedCall>(new PreparedCall);
+  prepared->impl_ = std::move(impl);
+  return prepared;
+}
+
 }  // namespace plexus

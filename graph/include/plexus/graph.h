@@ -113,6 +113,7 @@ enum class NodeKind : uint8_t {
   Call,         // a catalog op
   SetGrad,      // leaf.grad = value (or cleared when value is -1)
   Output,       // the function's results
+  Fused,        // a chain of elementwise ops (members) run as one pass over memory
 };
 std::string_view node_kind_name(NodeKind k);
 
@@ -126,6 +127,9 @@ struct Node {
   std::vector<int> outputs;   // Output
   Device device;              // Call: where it runs
   Tensor leaf;                // SetGrad: the leaf whose gradient is set
+  std::vector<Node> members;  // Fused: the ops, in order
+  std::vector<int> reads;     // Fused: values it reads that other nodes made
+  std::vector<int> stores;    // Fused: values its members make that others read
 };
 
 class Graph {
@@ -135,8 +139,10 @@ class Graph {
   std::vector<Node> nodes;
   std::vector<int> value_node;  // the node that names each value
 
-  // Calls of catalog ops.
+  // Calls of catalog ops, counting those inside fused nodes.
   size_t num_calls() const;
+  // What a replay launches: calls and fused nodes.
+  size_t num_launches() const;
   // The name a value prints as ("addmm_1", or a literal for a C++ number).
   std::string value_name(int v) const;
   // The table torch.fx prints: opcode, name, target, args, kwargs, plus each

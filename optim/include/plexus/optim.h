@@ -78,7 +78,7 @@ class Adam : public Optimizer {
   void step_capturable();
   AdamOptions o_;
   std::map<std::string, int64_t> step_;
-  Tensor lr_;  // capturable: the learning rate as a 0-d float64 cpu tensor
+  Tensor lr_;  // capturable: the learning rate, a 0-d cpu tensor of the parameters' dtype
 };
 
 // Adam with decoupled weight decay (default 1e-2, as PyTorch).
