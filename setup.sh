@@ -2,8 +2,9 @@
 # Set-up for a fresh Debian 12 machine (root, or a user with sudo): installs the
 # Debian packages plexus needs that are missing, builds, and runs a job.
 #   ./setup.sh main   install, build, run the main job (the device table, then
-#                     examples/train, the seed's training program, on the device
-#                     examples/plexus.toml picks)
+#                     examples/train, the seed's training program, compiled, on
+#                     the device examples/plexus.toml picks); arguments after
+#                     `main` go to the program (--print-graphs, --epochs 10, ...)
 #   ./setup.sh test   install, build, run the whole test suite (what CI runs)
 # Safe to run again: installed packages are skipped and the build is incremental.
 set -euo pipefail
@@ -11,8 +12,8 @@ cd "$(dirname "$0")"
 
 job=${1:-}
 case "$job" in
-  main|test) ;;
-  *) echo "usage: ./setup.sh main|test" >&2; exit 2 ;;
+  main|test) shift ;;
+  *) echo "usage: ./setup.sh main [program options] | ./setup.sh test" >&2; exit 2 ;;
 esac
 
 packages=(
@@ -52,7 +53,7 @@ case "$job" in
   main)
     cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-train
     ./build/bin/plexus devices
-    ./build/bin/plexus-example-train --config examples/plexus.toml
+    ./build/bin/plexus-example-train --config examples/plexus.toml --compile "$@"
     ;;
   test)
     cmake --build --preset default

@@ -2,10 +2,11 @@
 # program on the cpu and on DEVICE with the same seed and epochs, and fails
 # unless both print a Test MSE and they agree within TOLERANCE (relative).
 # Exits 77 (skipped) when DEVICE is not available. Takes TRAIN, DEVICE,
-# TOLERANCE and OUT.
+# TOLERANCE and OUT, and EXTRA: more arguments for the run on DEVICE
+# (--compile: the compiled training step against the eager cpu run).
 function(run_on device out_var)
   execute_process(COMMAND ${CMAKE_COMMAND} -E env PLEXUS_DEVICE=${device}
-                          ${TRAIN} --epochs 5 --out ${OUT}/${device}
+                          ${TRAIN} --epochs 5 --out ${OUT}/${device} ${ARGN}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(rc EQUAL 77)
     message("${device} is not available here: skipped\n${err}")
@@ -20,12 +21,17 @@ function(run_on device out_var)
   if(NOT out MATCHES "Test MSE: ([0-9.]+)")
     message(FATAL_ERROR "no Test MSE in the output on ${device}:\n${out}")
   endif()
-  set(${out_var} ${CMAKE_MATCH_1} PARENT_SCOPE)
-  message("${device}: Test MSE ${CMAKE_MATCH_1}")
+  set(mse ${CMAKE_MATCH_1})
+  if(ARGN MATCHES "--compile" AND NOT out MATCHES "compiled steps: [1-9][0-9]* replayed, [0-9]+ captured, 0 eager")
+    message(FATAL_ERROR "the compiled run on ${device} did not replay every step:\n${out}\n${err}")
+  endif()
+  set(${out_var} ${mse} PARENT_SCOPE)
+  message("${device} ${ARGN}: Test MSE ${mse}")
 endfunction()
 
 run_on(cpu on_cpu)
-run_on(${DEVICE} on_device)
+separate_arguments(extra UNIX_COMMAND "${EXTRA}")
+run_on(${DEVICE} on_device ${extra})
 if(on_device STREQUAL "")
   return()
 endif()

@@ -64,7 +64,8 @@ Capture::Capture(std::span<const Tensor> inputs, const CompileOptions& options)
       mark_broken(fmt::format("inputs {} and {} share memory", g_.roots[it->second].index, i));
       continue;
     }
-    Root r{RootKind::Input, static_cast<int>(i), t.storage()->nbytes(), t.device(), {}, {}};
+    Root r{RootKind::Input, static_cast<int>(i), t.nbytes(), t.device(), {}, {}};
+    r.base_offset = t.storage_offset();
     add_root(std::move(r), t, NodeKind::Placeholder, fmt::format("input_{}", i));
   }
   t_current = this;
@@ -94,10 +95,11 @@ int Capture::add_node(NodeKind kind, std::string base, int value) {
 }
 
 int Capture::add_value(int root, const Tensor& t) {
+  const int64_t offset = t.storage_offset() - g_.roots[static_cast<size_t>(root)].base_offset;
   auto key = std::make_tuple(root, t.dtype(), Shape(t.sizes().begin(), t.sizes().end()),
-                             Shape(t.strides().begin(), t.strides().end()), t.storage_offset());
+                             Shape(t.strides().begin(), t.strides().end()), offset);
   if (auto it = by_view_.find(key); it != by_view_.end()) return it->second;
-  ValueInfo v{root, t.dtype(), std::get<2>(key), std::get<3>(key), t.storage_offset(),
+  ValueInfo v{root, t.dtype(), std::get<2>(key), std::get<3>(key), offset,
               t.impl()->wrapped_number};
   g_.values.push_back(std::move(v));
   g_.value_node.push_back(-1);

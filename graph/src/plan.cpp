@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include "plexus/error.h"
 #include "plexus/factories.h"
 
@@ -35,13 +37,34 @@ Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::ve
 Plan::Plan(Graph g) : g_(std::move(g)) {
   // Memory: inputs, allocations and op results get their own; tensors made
   // before the call and constants are the captured ones.
+  // An input's memory spans what its values reach, from the lowest offset.
+  std::vector<int64_t> lo(g_.roots.size(), 0), hi(g_.roots.size(), 0);
+  for (const ValueInfo& info : g_.values) {
+    const Root& root = g_.roots[static_cast<size_t>(info.root)];
+    if (root.kind != RootKind::Input) continue;
+    int64_t first = info.offset, last = info.offset;
+    bool empty_view = false;
+    for (size_t d = 0; d < info.sizes.size(); ++d) {
+      if (info.sizes[d] == 0) empty_view = true;
+      last += (info.sizes[d] - 1) * info.strides[d];
+    }
+    if (empty_view) continue;
+    size_t r = static_cast<size_t>(info.root);
+    lo[r] = std::min(lo[r], first);
+    hi[r] = std::max(hi[r], last + 1);
+  }
   std::vector<Storage> storage(g_.roots.size());
   for (size_t r = 0; r < g_.roots.size(); ++r) {
     const Root& root = g_.roots[r];
-    if (root.kind == RootKind::External || root.kind == RootKind::Constant)
+    if (root.kind == RootKind::External || root.kind == RootKind::Constant) {
       storage[r] = root.held.storage();
-    else
+    } else if (root.kind == RootKind::Input) {
+      const ValueInfo& first = g_.values[static_cast<size_t>(root.value)];
+      storage[r] = Storage(new StorageImpl(
+          root.device, static_cast<size_t>(hi[r] - lo[r]) * itemsize(first.dtype)));
+    } else {
       storage[r] = Storage(new StorageImpl(root.device, root.nbytes));
+    }
   }
   vals_.reserve(g_.values.size());
   for (size_t v = 0; v < g_.values.size(); ++v) {
@@ -52,7 +75,7 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
       continue;
     }
     vals_.push_back(Tensor::make(storage[static_cast<size_t>(info.root)], info.dtype, info.sizes,
-                                 info.strides, info.offset));
+                                 info.strides, info.offset - lo[static_cast<size_t>(info.root)]));
   }
   input_written_.assign(g_.roots.size(), false);
   auto check_write = [&](const Node& n) {

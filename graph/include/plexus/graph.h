@@ -75,6 +75,10 @@ struct Root {
   Tensor held;         // External and Constant: the tensor itself (the graph keeps it alive)
   std::string name;    // External: the name CompileOptions::names gave it, if any
   int value = -1;      // the first value seen of this memory
+  // Input: the input's storage offset at capture. Offsets of an input's
+  // values are relative to it (a batch cut from a larger tensor at a new
+  // place each call is the same graph).
+  int64_t base_offset = 0;
 };
 
 // One tensor of the graph: a strided view of a root's memory.
@@ -82,7 +86,7 @@ struct ValueInfo {
   int root;
   DType dtype;
   Shape sizes, strides;
-  int64_t offset;  // in elements
+  int64_t offset;  // in elements (for inputs: from the input's first element)
   bool wrapped_number = false;  // a C++ number passed as a tensor
 };
 
