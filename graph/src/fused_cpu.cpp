@@ -4,6 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
 #include <string>
 #include <unordered_map>
 
@@ -63,6 +66,42 @@ struct Access {
   bool is_bool = false;
 };
 
+// One instruction over a chunk. Built twice, for the x86-64 baseline and for
+// x86-64-v3 (AVX2, FMA), picked when the library loads: the cpu plugin is
+// built for x86-64-v3, so its kernels contract a + s * b into one fused
+// multiply-add, and on such a machine the fused chain rounds the same way.
+__attribute__((target_clones("arch=x86-64-v3", "default")))
+void exec_instr(FusedCode code, float* __restrict d, const float* a, const float* b,
+                const float* c, float s, int64_t n) {
+  switch (code) {
+    case FusedCode::Add: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i]; break;
+    case FusedCode::Sub: for (int64_t i = 0; i < n; ++i) d[i] = a[i] - s * b[i]; break;
+    case FusedCode::Mul: for (int64_t i = 0; i < n; ++i) d[i] = a[i] * b[i]; break;
+    case FusedCode::Div: for (int64_t i = 0; i < n; ++i) d[i] = a[i] / b[i]; break;
+    case FusedCode::PowTT: for (int64_t i = 0; i < n; ++i) d[i] = std::pow(a[i], b[i]); break;
+    case FusedCode::PowTS: for (int64_t i = 0; i < n; ++i) d[i] = std::pow(a[i], s); break;
+    case FusedCode::Neg: for (int64_t i = 0; i < n; ++i) d[i] = -a[i]; break;
+    case FusedCode::Abs: for (int64_t i = 0; i < n; ++i) d[i] = std::abs(a[i]); break;
+    case FusedCode::Relu: for (int64_t i = 0; i < n; ++i) d[i] = a[i] < 0 ? 0.0f : a[i]; break;
+    case FusedCode::Sqrt: for (int64_t i = 0; i < n; ++i) d[i] = std::sqrt(a[i]); break;
+    case FusedCode::Rsqrt: for (int64_t i = 0; i < n; ++i) d[i] = 1.0f / std::sqrt(a[i]); break;
+    case FusedCode::Exp: for (int64_t i = 0; i < n; ++i) d[i] = std::exp(a[i]); break;
+    case FusedCode::Log: for (int64_t i = 0; i < n; ++i) d[i] = std::log(a[i]); break;
+    case FusedCode::Tanh: for (int64_t i = 0; i < n; ++i) d[i] = std::tanh(a[i]); break;
+    case FusedCode::Sigmoid: for (int64_t i = 0; i < n; ++i) d[i] = sigmoid(a[i]); break;
+    case FusedCode::Lerp:
+      if (std::abs(s) < 0.5f)
+        for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * (b[i] - a[i]);
+      else
+        for (int64_t i = 0; i < n; ++i) d[i] = b[i] - (b[i] - a[i]) * (1.0f - s);
+      break;
+    case FusedCode::Addcmul: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i] * c[i]; break;
+    case FusedCode::Addcdiv: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i] / c[i]; break;
+    case FusedCode::GtS: for (int64_t i = 0; i < n; ++i) d[i] = a[i] > s ? 1.0f : 0.0f; break;
+    case FusedCode::Cast: std::memcpy(d, a, static_cast<size_t>(n) * sizeof(float)); break;
+  }
+}
+
 }  // namespace
 
 struct FusedKernel::Impl {
@@ -77,9 +116,20 @@ struct FusedKernel::Impl {
   std::vector<std::pair<int, float>> constants;  // registers holding a C++ number
   std::vector<Instr> code;
   int nregs = 0;
-  std::vector<float> regs;
 
-  float* reg(int r) { return regs.data() + static_cast<size_t>(r) * kChunk; }
+  // One worker's registers: a chunk of floats per register.
+  struct Regs {
+    std::vector<float> data;
+    float* operator()(int r) { return data.data() + static_cast<size_t>(r) * kChunk; }
+  };
+  Regs make_regs() const {
+    Regs r;
+    r.data.assign(static_cast<size_t>(nregs) * kChunk, 0.0f);
+    for (const auto& [reg, x] : constants) std::fill(r(reg), r(reg) + kChunk, x);
+    return r;
+  }
+  Regs main_regs;  // the calling thread's, kept between runs
+  void run_range(Regs& regs, int64_t begin, int64_t end);
 
   // Element offsets (in elements) of chunk [i0, i0 + n) of `t` over `shape`.
   void offsets(const Tensor& t, int64_t i0, int64_t n, std::vector<int64_t>& out) const {
@@ -104,8 +154,8 @@ struct FusedKernel::Impl {
     }
   }
 
-  void load(const Access& a, int64_t i0, int64_t n, std::vector<int64_t>& scratch) {
-    float* r = reg(a.reg);
+  void load(Regs& regs, const Access& a, int64_t i0, int64_t n, std::vector<int64_t>& scratch) {
+    float* r = regs(a.reg);
     const Tensor& t = a.expanded;
     if (a.is_bool) {
       const bool* base = static_cast<const bool*>(t.storage()->data());
@@ -128,9 +178,9 @@ struct FusedKernel::Impl {
     }
   }
 
-  void store(const Access& a, int64_t i0, int64_t n, std::vector<int64_t>& scratch) {
-    const float* r = reg(a.reg);
-    const Tensor& t = *a.tensor;
+  void store(Regs& regs, const Access& a, int64_t i0, int64_t n, std::vector<int64_t>& scratch) {
+    const float* r = regs(a.reg);
+    const Tensor& t = a.expanded;
     if (a.is_bool) {
       bool* base = static_cast<bool*>(t.storage()->data());
       offsets(t, i0, n, scratch);
@@ -146,40 +196,11 @@ struct FusedKernel::Impl {
     }
   }
 
-  void exec(const Instr& in, int64_t n) {
-    float* d = reg(in.dst);
-    const float* a = in.a >= 0 ? reg(in.a) : nullptr;
-    const float* b = in.b >= 0 ? reg(in.b) : nullptr;
-    const float* c = in.c >= 0 ? reg(in.c) : nullptr;
-    const float s = in.s;
-    switch (in.code) {
-      case FusedCode::Add: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i]; break;
-      case FusedCode::Sub: for (int64_t i = 0; i < n; ++i) d[i] = a[i] - s * b[i]; break;
-      case FusedCode::Mul: for (int64_t i = 0; i < n; ++i) d[i] = a[i] * b[i]; break;
-      case FusedCode::Div: for (int64_t i = 0; i < n; ++i) d[i] = a[i] / b[i]; break;
-      case FusedCode::PowTT: for (int64_t i = 0; i < n; ++i) d[i] = std::pow(a[i], b[i]); break;
-      case FusedCode::PowTS: for (int64_t i = 0; i < n; ++i) d[i] = std::pow(a[i], s); break;
-      case FusedCode::Neg: for (int64_t i = 0; i < n; ++i) d[i] = -a[i]; break;
-      case FusedCode::Abs: for (int64_t i = 0; i < n; ++i) d[i] = std::abs(a[i]); break;
-      case FusedCode::Relu: for (int64_t i = 0; i < n; ++i) d[i] = a[i] < 0 ? 0.0f : a[i]; break;
-      case FusedCode::Sqrt: for (int64_t i = 0; i < n; ++i) d[i] = std::sqrt(a[i]); break;
-      case FusedCode::Rsqrt: for (int64_t i = 0; i < n; ++i) d[i] = 1.0f / std::sqrt(a[i]); break;
-      case FusedCode::Exp: for (int64_t i = 0; i < n; ++i) d[i] = std::exp(a[i]); break;
-      case FusedCode::Log: for (int64_t i = 0; i < n; ++i) d[i] = std::log(a[i]); break;
-      case FusedCode::Tanh: for (int64_t i = 0; i < n; ++i) d[i] = std::tanh(a[i]); break;
-      case FusedCode::Sigmoid: for (int64_t i = 0; i < n; ++i) d[i] = sigmoid(a[i]); break;
-      case FusedCode::Lerp:
-        if (std::abs(s) < 0.5f)
-          for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * (b[i] - a[i]);
-        else
-          for (int64_t i = 0; i < n; ++i) d[i] = b[i] - (b[i] - a[i]) * (1.0f - s);
-        break;
-      case FusedCode::Addcmul: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i] * c[i]; break;
-      case FusedCode::Addcdiv: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i] / c[i]; break;
-      case FusedCode::GtS: for (int64_t i = 0; i < n; ++i) d[i] = a[i] > s ? 1.0f : 0.0f; break;
-      case FusedCode::Cast: std::memcpy(d, a, static_cast<size_t>(n) * sizeof(float)); break;
-    }
+  void exec(Regs& regs, const Instr& in, int64_t n) {
+    exec_instr(in.code, regs(in.dst), in.a >= 0 ? regs(in.a) : nullptr,
+               in.b >= 0 ? regs(in.b) : nullptr, in.c >= 0 ? regs(in.c) : nullptr, in.s, n);
   }
+
 };
 
 FusedKernel::FusedKernel(const Graph& g, const Node& fused, const std::vector<Tensor>& vals)
@@ -249,21 +270,60 @@ FusedKernel::FusedKernel(const Graph& g, const Node& fused, const std::vector<Te
     k.stores.push_back(access(vals[static_cast<size_t>(v)], it->second,
                               g.values[static_cast<size_t>(v)].dtype == DType::Bool));
   }
-  k.regs.assign(static_cast<size_t>(k.nregs) * kChunk, 0.0f);
-  for (const auto& [r, x] : k.constants) std::fill(k.reg(r), k.reg(r) + kChunk, x);
+  k.main_regs = k.make_regs();
 }
 
 FusedKernel::~FusedKernel() = default;
 
+void FusedKernel::Impl::run_range(Regs& regs, int64_t begin, int64_t end) {
+  std::vector<int64_t> scratch;
+  for (int64_t i0 = begin; i0 < end; i0 += kChunk) {
+    int64_t n = std::min(kChunk, end - i0);
+    for (const Access& a : loads) load(regs, a, i0, n, scratch);
+    for (const Instr& in : code) exec(regs, in, n);
+    for (const Access& a : stores) store(regs, a, i0, n, scratch);
+  }
+}
+
 void FusedKernel::run() {
   Impl& k = *impl_;
-  std::vector<int64_t> scratch;
-  for (int64_t i0 = 0; i0 < k.numel; i0 += kChunk) {
-    int64_t n = std::min(kChunk, k.numel - i0);
-    for (const Access& a : k.loads) k.load(a, i0, n, scratch);
-    for (const Impl::Instr& in : k.code) k.exec(in, n);
-    for (const Access& a : k.stores) k.store(a, i0, n, scratch);
+  // The plan gives a result new memory each replay: views follow it.
+  for (auto* list : {&k.loads, &k.stores})
+    for (Access& a : *list)
+      if (a.expanded.storage() != a.tensor->storage() ||
+          a.expanded.storage_offset() != a.tensor->storage_offset())
+        a.expanded = a.tensor->expand(k.shape);
+  // Large chains split over the cores, in whole chunks; small ones (the
+  // seed's step) stay on the calling thread, which starting threads would cost more.
+  constexpr int64_t kParallelElements = int64_t(1) << 18;
+  // hardware_concurrency() reads /sys each time: once is enough.
+  static const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+  if (k.numel < kParallelElements || cores == 1) {
+    k.run_range(k.main_regs, 0, k.numel);
+    return;
   }
+  const int64_t chunks = (k.numel + kChunk - 1) / kChunk;
+  const int64_t per = (chunks + cores - 1) / cores;
+  std::vector<std::thread> workers;
+  std::exception_ptr error;
+  std::mutex error_mutex;
+  for (unsigned w = 1; w < cores; ++w) {
+    int64_t begin = std::min(k.numel, int64_t(w) * per * kChunk);
+    int64_t end = std::min(k.numel, int64_t(w + 1) * per * kChunk);
+    if (begin >= end) break;
+    workers.emplace_back([&, begin, end] {
+      try {
+        Impl::Regs regs = k.make_regs();
+        k.run_range(regs, begin, end);
+      } catch (...) {
+        std::lock_guard lock(error_mutex);
+        error = std::current_exception();
+      }
+    });
+  }
+  k.run_range(k.main_regs, 0, std::min(k.numel, per * kChunk));
+  for (std::thread& t : workers) t.join();
+  if (error) std::rethrow_exception(error);
 }
 
 }  // namespace plexus::graph

@@ -34,6 +34,18 @@ Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::ve
 
 }  // namespace
 
+namespace {
+// One past the last element a view reaches, from its offset.
+int64_t extent(const ValueInfo& v) {
+  int64_t last = v.offset;
+  for (size_t d = 0; d < v.sizes.size(); ++d) {
+    if (v.sizes[d] == 0) return v.offset;
+    last += (v.sizes[d] - 1) * v.strides[d];
+  }
+  return last + 1;
+}
+}  // namespace
+
 Plan::Plan(Graph g) : g_(std::move(g)) {
   // Memory: inputs, allocations and op results get their own; tensors made
   // before the call and constants are the captured ones.
@@ -67,6 +79,9 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
     }
   }
   vals_.reserve(g_.values.size());
+  root_values_.assign(g_.roots.size(), {});
+  for (size_t v = 0; v < g_.values.size(); ++v)
+    root_values_[static_cast<size_t>(g_.values[v].root)].push_back(static_cast<int>(v));
   for (size_t v = 0; v < g_.values.size(); ++v) {
     const ValueInfo& info = g_.values[v];
     const Root& root = g_.roots[static_cast<size_t>(info.root)];
@@ -77,6 +92,37 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
     vals_.push_back(Tensor::make(storage[static_cast<size_t>(info.root)], info.dtype, info.sizes,
                                  info.strides, info.offset - lo[static_cast<size_t>(info.root)]));
   }
+  // Large results get memory anew for every replay, handed to the caller
+  // (no copy); small ones are copied out (cheaper than running their ops
+  // unprepared). Large inputs are read where the caller has them (no copy in).
+  constexpr size_t kLarge = 256 * 1024;
+  fresh_.assign(g_.roots.size(), false);
+  for (const Node& n : g_.nodes)
+    if (n.kind == NodeKind::Output)
+      for (int v : n.outputs) {
+        int r = g_.values[static_cast<size_t>(v)].root;
+        const Root& root = g_.roots[static_cast<size_t>(r)];
+        if ((root.kind == RootKind::Result || root.kind == RootKind::Empty) &&
+            root.nbytes >= kLarge)
+          fresh_[static_cast<size_t>(r)] = true;
+      }
+  bound_.assign(g_.roots.size(), false);
+  for (size_t r = 0; r < g_.roots.size(); ++r)
+    if (g_.roots[r].kind == RootKind::Input && g_.roots[r].nbytes >= kLarge && lo[r] == 0 &&
+        hi[r] <= extent(g_.values[static_cast<size_t>(g_.roots[r].value)])) {
+      bound_[r] = true;
+      fresh_[r] = true;  // its steps run unprepared too
+    }
+  auto touches_fresh = [&](const Node& n) {
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Value && fresh_[static_cast<size_t>(g_.values[static_cast<size_t>(a.value)].root)])
+        return true;
+      if (a.kind == Arg::Kind::ValueList)
+        for (int v : a.values)
+          if (fresh_[static_cast<size_t>(g_.values[static_cast<size_t>(v)].root)]) return true;
+    }
+    return n.value >= 0 && fresh_[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)];
+  };
   input_written_.assign(g_.roots.size(), false);
   auto check_write = [&](const Node& n) {
     int w = n.op->written_arg();
@@ -134,7 +180,10 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
       s.op = &op;
       if (own_result) s.copy_result_to = n.value;
     }
-    if (s.copy_result_to < 0) s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
+    // A call on memory that is made anew each replay runs in full (what it
+    // would keep from preparing refers to the old memory).
+    if (s.copy_result_to < 0 && !touches_fresh(n))
+      s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
   }
 }
@@ -148,8 +197,24 @@ size_t Plan::prepared() const {
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
   Dispatcher& d = Dispatcher::get();
   LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
-  for (size_t i = 0; i < input_values_.size(); ++i)
-    vals_[static_cast<size_t>(input_values_[i])].copy_(inputs[i]);
+  for (size_t r = 0; r < fresh_.size(); ++r) {
+    if (!fresh_[r] || bound_[r]) continue;
+    Storage s(new StorageImpl(g_.roots[r].device, g_.roots[r].nbytes));
+    for (int v : root_values_[r]) vals_[static_cast<size_t>(v)].impl()->storage = s;
+  }
+  for (size_t i = 0; i < input_values_.size(); ++i) {
+    const int r = g_.values[static_cast<size_t>(input_values_[i])].root;
+    if (!bound_[static_cast<size_t>(r)]) {
+      vals_[static_cast<size_t>(input_values_[i])].copy_(inputs[i]);
+      continue;
+    }
+    // The input's values become views of the caller's tensor.
+    for (int v : root_values_[static_cast<size_t>(r)]) {
+      TensorImpl* impl = vals_[static_cast<size_t>(v)].impl();
+      impl->storage = inputs[i].storage();
+      impl->offset = g_.values[static_cast<size_t>(v)].offset + inputs[i].storage_offset();
+    }
+  }
   for (Step& s : steps_) {
     if (s.fused) {
       s.fused->run();
@@ -168,12 +233,21 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
   }
   for (size_t i = 0; i < input_values_.size(); ++i) {
     const Tensor& v = vals_[static_cast<size_t>(input_values_[i])];
-    if (input_written_[static_cast<size_t>(g_.values[static_cast<size_t>(input_values_[i])].root)])
-      inputs[i].copy_(v);
+    const size_t r = static_cast<size_t>(g_.values[static_cast<size_t>(input_values_[i])].root);
+    if (input_written_[r] && !bound_[r]) inputs[i].copy_(v);
   }
   std::vector<Tensor> out;
   out.reserve(outputs_.size());
-  for (int v : outputs_) out.push_back(vals_[static_cast<size_t>(v)].clone());
+  for (int v : outputs_) {
+    const Tensor& t = vals_[static_cast<size_t>(v)];
+    // Fresh memory is the caller's now (a handle of its own: the plan's
+    // handle moves to new memory next time); anything else is copied.
+    const size_t r = static_cast<size_t>(g_.values[static_cast<size_t>(v)].root);
+    out.push_back(fresh_[r] && !bound_[r]
+                      ? Tensor::make(t.storage(), t.dtype(), t.sizes(), t.strides(),
+                                     t.storage_offset())
+                      : t.clone());
+  }
   return out;
 }
 

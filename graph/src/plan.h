@@ -46,6 +46,9 @@ class Plan {
   std::vector<bool> input_written_; // inputs some op writes: copied back after a replay
   std::vector<Step> steps_;
   std::vector<int> outputs_;
+  std::vector<bool> fresh_;                   // roots whose memory changes each replay
+  std::vector<bool> bound_;                   // inputs read where the caller has them
+  std::vector<std::vector<int>> root_values_; // the values of each root
 };
 
 }  // namespace plexus::graph
