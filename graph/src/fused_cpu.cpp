@@ -11,6 +11,7 @@
 #include <unordered_map>
 
 #include "fused.h"
+#include "plexus/sdk/tanh.hpp"
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
 
@@ -87,7 +88,7 @@ void exec_instr(FusedCode code, float* __restrict d, const float* a, const float
     case FusedCode::Rsqrt: for (int64_t i = 0; i < n; ++i) d[i] = 1.0f / std::sqrt(a[i]); break;
     case FusedCode::Exp: for (int64_t i = 0; i < n; ++i) d[i] = std::exp(a[i]); break;
     case FusedCode::Log: for (int64_t i = 0; i < n; ++i) d[i] = std::log(a[i]); break;
-    case FusedCode::Tanh: for (int64_t i = 0; i < n; ++i) d[i] = std::tanh(a[i]); break;
+    case FusedCode::Tanh: for (int64_t i = 0; i < n; ++i) d[i] = sdk::tanh_f32(a[i]); break;
     case FusedCode::Sigmoid: for (int64_t i = 0; i < n; ++i) d[i] = sigmoid(a[i]); break;
     case FusedCode::Lerp:
       if (std::abs(s) < 0.5f)

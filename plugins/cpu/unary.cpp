@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "elementwise.h"
+#include "plexus/sdk/tanh.hpp"
 #include "kernels.h"
 
 namespace plexus::cpu {
@@ -51,7 +52,12 @@ void cos_out(const plexus_kernel_call& call) {
   floating_unary(call, [](auto x) { return std::cos(x); });
 }
 void tanh_out(const plexus_kernel_call& call) {
-  floating_unary(call, [](auto x) { return std::tanh(x); });
+  floating_unary(call, [](auto x) {
+    if constexpr (std::is_same_v<decltype(x), float>)
+      return sdk::tanh_f32(x);  // vectorizes; the fused chains of graph replay use it too
+    else
+      return std::tanh(x);
+  });
 }
 void sigmoid_out(const plexus_kernel_call& call) {
   floating_unary(call, [](auto x) { return sigmoid(x); });
