@@ -18,11 +18,6 @@ namespace plexus::conformance {
 
 namespace {
 
-// Thrown by a check that does not apply to this backend.
-struct NotApplicable {
-  std::string why;
-};
-
 using Bytes = std::vector<uint8_t>;
 
 Bytes random_bytes(size_t n, uint64_t seed) {
@@ -298,7 +293,8 @@ const Check kChecks[] = {
     {"alloc_too_big", check_alloc_too_big}, {"copies", check_copies},
     {"memset", check_memset},             {"streams", check_streams},
     {"events", check_events},             {"synchronize", check_synchronize},
-    {"kernel_error", check_kernel_error},
+    {"kernel_error", check_kernel_error}, {"graph_chains", check_graph_chains},
+    {"graph_seed_step", check_graph_seed_step},
 };
 
 }  // namespace
