@@ -4,9 +4,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 
 #include "plexus/error.h"
 #include "plexus/factories.h"
+#include "plexus/profiler.h"
 
 namespace plexus::graph {
 namespace {
@@ -151,6 +153,9 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
     if (n.kind == NodeKind::Fused) {
       Step s;
       s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
+      std::vector<std::string> names;
+      for (const Node& m : n.members) names.push_back(m.op->schema().name);
+      s.label = fmt::format("compiled fused({})", fmt::join(names, ", "));
       steps_.push_back(std::move(s));
       continue;
     }
@@ -182,6 +187,8 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
     }
     // A call on memory that is made anew each replay runs in full (what it
     // would keep from preparing refers to the old memory).
+    s.label = "compiled " + s.op->name();
+    s.device = n.device;
     if (s.copy_result_to < 0 && !touches_fresh(n))
       s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
@@ -194,8 +201,20 @@ size_t Plan::prepared() const {
   return n;
 }
 
+void Plan::run_step(Step& s) {
+  if (s.fused) {
+    s.fused->run();
+  } else if (!s.op) {
+    s.leaf.set_grad(s.grad >= 0 ? vals_[static_cast<size_t>(s.grad)] : Tensor());
+  } else if (s.prepared) {
+    s.prepared->run();
+  } else {
+    Tensor r = Dispatcher::get().redispatch(*s.op, s.keys, s.args);
+    if (s.copy_result_to >= 0) vals_[static_cast<size_t>(s.copy_result_to)].copy_(r);
+  }
+}
+
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
-  Dispatcher& d = Dispatcher::get();
   LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
   for (size_t r = 0; r < fresh_.size(); ++r) {
     if (!fresh_[r] || bound_[r]) continue;
@@ -215,21 +234,18 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
       impl->offset = g_.values[static_cast<size_t>(v)].offset + inputs[i].storage_offset();
     }
   }
-  for (Step& s : steps_) {
-    if (s.fused) {
-      s.fused->run();
-      continue;
+  if (profiler::enabled()) {
+    for (Step& s : steps_) {
+      auto t0 = std::chrono::steady_clock::now();
+      run_step(s);
+      if (!s.label.empty())
+        profiler::record(s.label, s.device,
+                         static_cast<uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                                   std::chrono::steady_clock::now() - t0)
+                                                   .count()));
     }
-    if (!s.op) {
-      s.leaf.set_grad(s.grad >= 0 ? vals_[static_cast<size_t>(s.grad)] : Tensor());
-      continue;
-    }
-    if (s.prepared) {
-      s.prepared->run();
-      continue;
-    }
-    Tensor r = d.redispatch(*s.op, s.keys, s.args);
-    if (s.copy_result_to >= 0) vals_[static_cast<size_t>(s.copy_result_to)].copy_(r);
+  } else {
+    for (Step& s : steps_) run_step(s);
   }
   for (size_t i = 0; i < input_values_.size(); ++i) {
     const Tensor& v = vals_[static_cast<size_t>(input_values_[i])];

@@ -39,7 +39,10 @@ class Plan {
     int copy_result_to = -1;  // ops that return new memory (Direct, no out variant): copy it here
     Tensor leaf;              // SetGrad
     int grad = -1;            // SetGrad: the value, or -1 to clear
+    std::string label;        // for the profiler: "compiled addmm.out"
+    Device device;
   };
+  void run_step(Step& s);
   Graph g_;
   std::vector<Tensor> vals_;        // one private tensor per value; never reallocated
   std::vector<int> input_values_;   // the placeholder value of each input

@@ -9,6 +9,7 @@
 #include "plexus/nn.h"
 #include "plexus/ops.h"
 #include "plexus/optim.h"
+#include "plexus/profiler.h"
 #include "plexus/random.h"
 #include "simple_nn.h"
 
@@ -333,4 +334,22 @@ TEST_CASE("compile: random elementwise chains match eager exactly", "[graph]") {
     }
     CHECK(f.stats().replays == 1);
   }
+}
+
+TEST_CASE("compile: the profiler shows what a replay runs", "[graph]") {
+  auto f = compile([](const Tensor& a, const Tensor& b) { return relu(add(mm(a, b), 1.0)); });
+  Tensor a = random_tensor({4, 3}, 1), b = random_tensor({3, 5}, 2);
+  for (int i = 0; i < 2; ++i) f(a, b);  // the captures
+  profiler::reset();
+  profiler::enable(true);
+  for (int i = 0; i < 3; ++i) f(a, b);
+  profiler::enable(false);
+  uint64_t mm_calls = 0, fused_calls = 0;
+  for (const profiler::Record& r : profiler::records()) {
+    if (r.op == "compiled mm.out") mm_calls = r.calls;
+    if (r.op == "compiled fused(add, relu)") fused_calls = r.calls;
+  }
+  CHECK(mm_calls == 3);
+  CHECK(fused_calls == 3);
+  profiler::reset();
 }

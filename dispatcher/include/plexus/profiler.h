@@ -11,7 +11,10 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "plexus/device.h"
 
 namespace plexus::profiler {
 
@@ -27,6 +30,10 @@ struct Record {
 // Starts or stops recording on all threads (the profiler layer's key).
 void enable(bool on);
 bool enabled();
+// Records one run of work that does not pass the dispatcher's layers, while
+// the profiler is on: a compiled graph's steps ("compiled addmm.out",
+// "compiled fused(lerp_, mul_, ...)").
+void record(std::string_view name, Device device, uint64_t ns);
 // Forgets everything recorded.
 void reset();
 // What was recorded, ordered by total time, longest first.

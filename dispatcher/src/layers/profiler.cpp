@@ -28,6 +28,7 @@ struct Stats {
 struct Recorder {
   std::mutex mutex;
   std::map<std::pair<const Operator*, int>, Stats> stats;  // (op, type << 16 | index)
+  std::map<std::pair<std::string, int>, Stats> named;      // record(): (name, device)
 };
 
 Recorder& recorder() {
@@ -104,6 +105,16 @@ void reset() {
   Recorder& r = recorder();
   std::lock_guard lock(r.mutex);
   r.stats.clear();
+  r.named.clear();
+}
+
+void record(std::string_view name, Device device, uint64_t ns) {
+  if (!enabled()) return;
+  Recorder& r = recorder();
+  std::lock_guard lock(r.mutex);
+  Stats& s = r.named[{std::string(name), device.type << 16 | device.index}];
+  s.calls++;
+  s.total_ns += ns;
 }
 
 std::vector<Record> records() {
@@ -122,6 +133,11 @@ std::vector<Record> records() {
                                 std::string(device_type_name(device.type))});
       if (it != fallbacks.end()) rec.fallbacks = it->second;
       out.push_back(std::move(rec));
+    }
+    for (auto& [key, s] : r.named) {
+      Device device(static_cast<DeviceType>(key.second >> 16),
+                    static_cast<int16_t>(key.second & 0xffff));
+      out.push_back(Record{key.first, device.str(), s.calls, s.total_ns, 0});
     }
   }
   std::sort(out.begin(), out.end(),
