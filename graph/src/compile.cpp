@@ -66,6 +66,7 @@ struct Entry {
   std::optional<Graph> last;  // the previous capture, waiting for one that agrees
   int captures = 0;
   std::unique_ptr<Plan> plan;
+  std::optional<Graph> captured;  // the plan's graph as captured, for verify_every
   std::string eager_reason;
   uint64_t replays = 0;
 };
@@ -95,7 +96,7 @@ struct CompiledFunction::Impl {
                  signature_str(entries.back().sig));
       entries.pop_back();
     }
-    entries.push_front(Entry{sig, std::nullopt, 0, nullptr, "", 0});
+    entries.push_front(Entry{sig, std::nullopt, 0, nullptr, std::nullopt, "", 0});
     return entries.front();
   }
 
@@ -122,7 +123,7 @@ struct CompiledFunction::Impl {
       return out;
     }
     if (e.plan) {  // a verification capture
-      std::string d = Graph::diff(e.plan->graph(), g);
+      std::string d = Graph::diff(*e.captured, g);
       if (!d.empty()) {
         e.eager_reason = fmt::format("a verifying capture differs from the compiled graph: {}", d);
         log().warn("{}: runs eagerly from now on: {}", options.name, e.eager_reason);
@@ -132,6 +133,7 @@ struct CompiledFunction::Impl {
     }
     std::string d = e.last ? Graph::diff(*e.last, g) : "this is the first capture";
     if (d.empty()) {
+      if (options.verify_every > 0) e.captured = g;
       PassStats passes = optimize(g);
       log().debug("{}: passes removed {} repeated and {} dead ops, fused {}", options.name,
                   passes.cse, passes.dce, passes.fused);

@@ -353,3 +353,23 @@ TEST_CASE("compile: the profiler shows what a replay runs", "[graph]") {
   CHECK(fused_calls == 3);
   profiler::reset();
 }
+
+TEST_CASE("compile: verify_every catches host state that changes what the function does",
+          "[graph]") {
+  int calls = 0;
+  auto body = [&calls](const Tensor& x) { return ++calls <= 5 ? mul(x, 2.0) : mul(x, 3.0); };
+  auto f = compile(body, {.verify_every = 2});
+  for (int i = 0; i < 14; ++i) {
+    Tensor x = full({2}, 1.0);
+    std::vector<float> got = f(x).tolist<float>();
+    // Calls 1-2 capture; then replays alternate with verifying captures, which
+    // run the function: its counter passes 5 on the 4th verification, and from
+    // then on it runs eagerly and multiplies by 3.
+    if (calls >= 6) {
+      INFO("call " << i);
+      CHECK(got == std::vector<float>(2, 3.0f));
+    }
+  }
+  CHECK(f.stats().replays == 4);
+  CHECK_THAT(f.compiled().eager_reason(), Contains("verifying capture differs"));
+}
