@@ -27,6 +27,7 @@ packages=(
   libboost-context-dev  # fibers of the SIMT emulation (plugins/cuda/simt)
   hipcc libamdhip64-dev  # the hip plugin (plugins/hip): 103 MB download, 656 MB with clang-15
   libtorch-dev  # libtorch 1.13: the oracle of tests/parity and the peer of plexus-bench-train
+  python3-dev pybind11-dev python3-numpy python3-pytest  # the plexus Python package and its tests
   # The cuda plugin needs the CUDA Toolkit (13.0 here), which does not come from
   # Debian's main archive: it is used when preinstalled at /usr/local/cuda or on
   # PATH, and skipped otherwise (PLEXUS_WITH_CUDA=AUTO; ON makes configure fail).
@@ -51,7 +52,7 @@ export CCACHE_BASEDIR="$PWD"
 cmake --preset default >/dev/null
 case "$job" in
   main)
-    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-train
+    cmake --build --preset default --target plexus-cli plexus-cpu plexus-example-train plexus-python
     ./build/bin/plexus devices
     ./build/bin/plexus-example-train --config examples/plexus.toml --compile "$@"
     ;;

@@ -1,0 +1,186 @@
+// Autograd's switches, the optimizers, compile, and safetensors, for Python.
+#include <fmt/format.h>
+
+#include "bindings.h"
+#include "plexus/autograd.h"
+#include "plexus/graph.h"
+#include "plexus/optim.h"
+#include "plexus/safetensors.h"
+
+namespace plexus::python {
+namespace {
+
+// Parameters as optimizers take them: [(name, tensor)] or [tensor] (named "0", "1", ...).
+optim::NamedParameters named(py::iterable params) {
+  optim::NamedParameters out;
+  size_t i = 0;
+  for (py::handle p : params) {
+    if (py::isinstance<Tensor>(p)) {
+      out.emplace_back(std::to_string(i++), p.cast<Tensor>());
+    } else {
+      auto pair = p.cast<std::pair<std::string, Tensor>>();
+      out.push_back(std::move(pair));
+      ++i;
+    }
+  }
+  return out;
+}
+
+// A compiled Python function: tensors in, a tensor or a tuple of tensors out.
+class PyCompiled {
+ public:
+  PyCompiled(py::function fn, graph::CompileOptions options) : fn_(std::move(fn)) {
+    compiled_ = std::make_unique<graph::CompiledFunction>(
+        [this](std::span<const Tensor> in) {
+          py::gil_scoped_acquire gil;
+          py::tuple args(in.size());
+          for (size_t i = 0; i < in.size(); ++i) args[i] = py::cast(in[i]);
+          py::object r = fn_(*args);
+          std::vector<Tensor> out;
+          single_ = py::isinstance<Tensor>(r);
+          if (single_) {
+            out.push_back(r.cast<Tensor>());
+          } else if (!r.is_none()) {
+            for (py::handle e : r) out.push_back(e.cast<Tensor>());
+          }
+          none_ = r.is_none();
+          return out;
+        },
+        std::move(options));
+  }
+  py::object call(py::args args) {
+    std::vector<Tensor> in;
+    for (py::handle a : args) {
+      if (!py::isinstance<Tensor>(a))
+        throw py::type_error("a compiled function takes tensors only");
+      in.push_back(a.cast<Tensor>());
+    }
+    std::vector<Tensor> out = compiled_->call(in);
+    if (none_) return py::none();
+    if (single_) return py::cast(out.at(0));
+    return py::cast(out);
+  }
+  graph::CompiledFunction& compiled() { return *compiled_; }
+
+ private:
+  py::function fn_;
+  std::unique_ptr<graph::CompiledFunction> compiled_;
+  bool single_ = true, none_ = false;
+};
+
+class GradMode {
+ public:
+  explicit GradMode(bool enabled) : enabled_(enabled) {}
+  void enter() {
+    prev_ = autograd::is_grad_enabled();
+    autograd::set_grad_enabled(enabled_);
+  }
+  void exit(py::args) { autograd::set_grad_enabled(prev_); }
+
+ private:
+  bool enabled_, prev_ = true;
+};
+
+}  // namespace
+
+void bind_training(py::module_& m) {
+  py::class_<GradMode>(m, "_GradMode")
+      .def(py::init<bool>())
+      .def("__enter__", &GradMode::enter)
+      .def("__exit__", &GradMode::exit);
+  m.def("is_grad_enabled", &autograd::is_grad_enabled);
+  m.def("set_grad_enabled", &autograd::set_grad_enabled);
+
+  py::module_ optim = m.def_submodule("_optim");
+  py::class_<optim::Optimizer>(optim, "Optimizer")
+      .def("step", [](optim::Optimizer& o) {
+        py::gil_scoped_release release;
+        o.step();
+      })
+      .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
+      .def("state_dict", &optim::Optimizer::state_dict);
+  py::class_<optim::SGD, optim::Optimizer>(optim, "SGD")
+      .def(py::init([](py::iterable params, double lr, double momentum, double dampening,
+                       double weight_decay, bool nesterov) {
+             return new optim::SGD(named(params), {lr, momentum, dampening, weight_decay, nesterov});
+           }), py::arg("params"), py::arg("lr") = 1e-2, py::arg("momentum") = 0.0,
+           py::arg("dampening") = 0.0, py::arg("weight_decay") = 0.0, py::arg("nesterov") = false);
+  auto adam_init = [](bool decoupled) {
+    return [decoupled](py::iterable params, double lr, std::pair<double, double> betas,
+                       double eps, std::optional<double> weight_decay, bool amsgrad,
+                       bool capturable) {
+      optim::AdamOptions o{.lr = lr, .beta1 = betas.first, .beta2 = betas.second, .eps = eps,
+                           .weight_decay = weight_decay.value_or(decoupled ? 1e-2 : 0.0),
+                           .amsgrad = amsgrad, .decoupled_weight_decay = decoupled,
+                           .capturable = capturable};
+      return decoupled ? new optim::AdamW(named(params), o) : new optim::Adam(named(params), o);
+    };
+  };
+  py::class_<optim::Adam, optim::Optimizer>(optim, "Adam")
+      .def(py::init([f = adam_init(false)](py::iterable p, double lr, std::pair<double, double> b,
+                                           double eps, std::optional<double> wd, bool ams,
+                                           bool cap) { return f(p, lr, b, eps, wd, ams, cap); }),
+           py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(),
+           py::arg("amsgrad") = false, py::arg("capturable") = false)
+      .def_property("lr", &optim::Adam::lr, &optim::Adam::set_lr)
+      .def("steps", &optim::Adam::steps);
+  py::class_<optim::AdamW, optim::Adam>(optim, "AdamW")
+      .def(py::init([f = adam_init(true)](py::iterable p, double lr, std::pair<double, double> b,
+                                          double eps, std::optional<double> wd, bool ams,
+                                          bool cap) {
+             return static_cast<optim::AdamW*>(f(p, lr, b, eps, wd, ams, cap));
+           }),
+           py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::pair{0.9, 0.999},
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(),
+           py::arg("amsgrad") = false, py::arg("capturable") = false);
+
+  py::class_<graph::CompileStats>(m, "CompileStats")
+      .def_readonly("captures", &graph::CompileStats::captures)
+      .def_readonly("replays", &graph::CompileStats::replays)
+      .def_readonly("eager_calls", &graph::CompileStats::eager_calls)
+      .def_readonly("recaptures", &graph::CompileStats::recaptures)
+      .def("__repr__", [](const graph::CompileStats& s) {
+        return fmt::format("CompileStats(captures={}, replays={}, eager_calls={}, recaptures={})",
+                           s.captures, s.replays, s.eager_calls, s.recaptures);
+      });
+  py::class_<PyCompiled>(m, "CompiledFunction")
+      .def("__call__", &PyCompiled::call)
+      .def_property_readonly("stats", [](PyCompiled& c) { return c.compiled().stats(); })
+      .def_property_readonly("eager_reason", [](PyCompiled& c) { return c.compiled().eager_reason(); })
+      .def("graph", [](PyCompiled& c) -> py::object {
+        const graph::Graph* g = c.compiled().graph();
+        if (!g) return py::none();
+        return py::str(g->str());
+      }, "The table of the graph replayed for the last call's inputs, or None.")
+      .def("reset", [](PyCompiled& c) { c.compiled().reset(); });
+  m.def("compile", [](py::function fn, bool print, py::object backend, py::object names,
+                      int max_captures, int verify_every) {
+          graph::CompileOptions o;
+          o.print = print;
+          o.max_captures = max_captures;
+          o.verify_every = verify_every;
+          o.name = py::str(fn.attr("__name__")).cast<std::string>();
+          if (!backend.is_none()) {
+            py::function b = backend;
+            o.backend = [b](const graph::Graph& g) {
+              py::gil_scoped_acquire gil;
+              b(g.str());
+            };
+          }
+          if (!names.is_none()) o.names = named(names);
+          return new PyCompiled(fn, std::move(o));
+        }, py::arg("fn"), py::kw_only(), py::arg("print") = false, py::arg("backend") = py::none(),
+        py::arg("names") = py::none(), py::arg("max_captures") = 4, py::arg("verify_every") = 0,
+        "Captures fn's ops (forward, backward, optimizer) as a graph once two calls agree, then "
+        "replays it. backend(table) sees each graph's printed table.");
+
+  m.def("save_safetensors", [](const std::string& path, std::map<std::string, Tensor> tensors,
+                               std::map<std::string, std::string> metadata) {
+          save_safetensors(path, tensors, metadata);
+        }, py::arg("path"), py::arg("tensors"), py::arg("metadata") = std::map<std::string, std::string>{});
+  m.def("load_safetensors", [](const std::string& path) { return load_safetensors(path).tensors; },
+        py::arg("path"), "The tensors of a safetensors file, on the cpu, by name.");
+}
+
+}  // namespace plexus::python

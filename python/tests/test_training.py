@@ -1,0 +1,118 @@
+"""Autograd, nn, optim and compile from Python."""
+import math
+
+import numpy as np
+import pytest
+
+import plexus as px
+
+
+def test_backward_gives_the_gradient():
+    x = px.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    y = (x * x).sum()
+    y.backward()
+    assert x.grad.tolist() == [2.0, 4.0, 6.0]
+    assert y.grad_fn is not None and x.is_leaf
+
+
+def test_no_grad_records_nothing():
+    x = px.ones(2, requires_grad=True)
+    with px.no_grad():
+        y = x * 2
+    assert not y.requires_grad
+    assert px.is_grad_enabled()
+
+
+class SimpleNN(px.nn.Module):
+    def __init__(self, gen):
+        super().__init__()
+        self.fc1 = px.nn.Linear(10, 64, generator=gen)
+        self.fc2 = px.nn.Linear(64, 32, generator=gen)
+        self.fc3 = px.nn.Linear(32, 1, generator=gen)
+
+    def forward(self, x):
+        return self.fc3(self.fc2(self.fc1(x).relu()).relu())
+
+
+def test_modules_register_parameters_by_attribute():
+    model = SimpleNN(px.Generator(1))
+    names = [n for n, _ in model.named_parameters()]
+    assert names == ["fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias", "fc3.weight", "fc3.bias"]
+    state = model.state_dict()
+    other = SimpleNN(px.Generator(2))
+    other.load_state_dict(state)
+    x = px.randn(4, 10)
+    np.testing.assert_array_equal(model(x).detach().numpy(), other(x).detach().numpy())
+    with pytest.raises(KeyError, match="missing"):
+        other.load_state_dict({})
+
+
+def train(compiled, steps=8):
+    gen = px.Generator(3)
+    model = SimpleNN(gen)
+    opt = px.optim.Adam(list(model.named_parameters()), lr=1e-2, capturable=True)
+    loss_fn = px.nn.MSELoss()
+
+    def step(x, y):
+        loss = loss_fn(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    run = px.compile(step) if compiled else step
+    data = px.Generator(4)
+    losses = [run(px.randn(16, 10, generator=data), px.randn(16, 1, generator=data)).item()
+              for _ in range(steps)]
+    return losses, model, run
+
+
+def test_a_compiled_training_step_matches_eager():
+    eager, m_eager, _ = train(False)
+    compiled, m_compiled, run = train(True)
+    np.testing.assert_allclose(compiled, eager, rtol=1e-5)
+    assert run.stats.replays >= 4 and run.stats.eager_calls == 0
+    assert "call_fused" in run.graph() and "placeholder" in run.graph()
+    w1 = m_eager.fc1.weight.detach().numpy()
+    w2 = m_compiled.fc1.weight.detach().numpy()
+    assert np.abs(w1 - w2).max() <= 1e-5 * np.abs(w1).max()
+
+
+def test_learning_rate_changes_reach_a_compiled_step():
+    gen = px.Generator(5)
+    model = SimpleNN(gen)
+    opt = px.optim.Adam(list(model.named_parameters()), lr=1e-3, capturable=True)
+
+    @px.compile
+    def step(x, y):
+        loss = px.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    x, y = px.randn(8, 10), px.randn(8, 1)
+    for i in range(20):
+        opt.lr = 1e-3 * math.cos(i / 20)
+        step(x, y)
+    assert step.stats.recaptures == 0 and step.stats.replays == 17
+
+
+def test_compile_reports_a_graph_break():
+    @px.compile
+    def f(x):
+        return x * 2 if (x.sum().item() > 0) else x * -1
+
+    for v in [1.0, -1.0, 2.0]:
+        assert f(px.full([2], v)).tolist() == ([v * 2] * 2 if v > 0 else [-v] * 2)
+    assert "item()" in f.eager_reason
+
+
+def test_safetensors_round_trip(tmp_path):
+    t = {"w": px.randn(3, 4), "i": px.arange(5)}
+    px.save_safetensors(str(tmp_path / "m.safetensors"), t, {"format": "pt"})
+    back = px.load_safetensors(str(tmp_path / "m.safetensors"))
+    assert sorted(back) == ["i", "w"]
+    np.testing.assert_array_equal(back["w"].numpy(), t["w"].numpy())
+    with pytest.raises((LookupError, OSError)):
+        px.load_safetensors(str(tmp_path / "missing.safetensors"))
