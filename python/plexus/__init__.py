@@ -62,28 +62,19 @@ class enable_grad(no_grad):
 
 _OP_NAMES = frozenset(_plexus._op_names())
 
-
-def _op(name):
-    def call(*args, **kwargs):
-        return _plexus._call_op(name, *args, **kwargs)
-
-    call.__name__ = name
-    call.__qualname__ = name
-    call.__doc__ = f"The catalog op '{name}' (see `plexus ops {name}`)."
-    return call
+# Every catalog op as a function: px.relu(x), px.add(x, y, alpha=2). Names
+# that are also Python builtins (abs, all, max, ...) are plexus's inside this
+# module, as in torch.
+for _name in _OP_NAMES:
+    if "::" not in _name and not hasattr(_plexus, _name):
+        globals()[_name] = getattr(_plexus._ops, _name)
 
 
-def __getattr__(name):
-    # Every catalog op as a function: px.relu(x), px.add(x, y, alpha=2).
-    if name in _OP_NAMES:
-        f = _op(name)
-        globals()[name] = f
-        return f
-    raise AttributeError(f"module 'plexus' has no attribute '{name}'")
-
-
-def __dir__():
-    return sorted(set(globals()) | _OP_NAMES)
+def op(name):
+    """The op called `name`, including vendors' ("myvendor::fused_gelu")."""
+    if name not in _OP_NAMES:
+        raise AttributeError(f"plexus has no op '{name}' (`plexus ops` lists them)")
+    return lambda *args, **kwargs: _plexus._call_op(name, *args, **kwargs)
 
 
 _plexus.init(None)

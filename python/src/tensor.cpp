@@ -405,7 +405,7 @@ void bind_tensor(py::module_& m) {
       .def("__imul__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.mul_(o); }); return a; })
       .def("__itruediv__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.div_(o); }); return a; })
       .def("__hash__", [](const Tensor& s) { return reinterpret_cast<uintptr_t>(s.impl()); })
-      // Every other catalog op as a method: x.relu(), x.sum(dim=[1]), x.add_(y).
+      // Ops whose name is no attribute (vendors' "ns::op"): x.__getattr__("ns::op").
       .def("__getattr__", [](py::object self, const std::string& name) -> py::object {
         if (!has_op(name))
           throw py::attribute_error(fmt::format("'Tensor' object has no attribute '{}'", name));
@@ -416,6 +416,22 @@ void bind_tensor(py::module_& m) {
           return call_op(name, py::args(py::tuple(all)), kwargs);
         });
       });
+  // Every other catalog op as a method (x.relu(), x.sum(dim=[1]), x.add_(y))
+  // and as a function of the _ops submodule (px.relu(x)), defined once here.
+  py::module_ ops = m.def_submodule("_ops", "every catalog op as a function");
+  for (const std::string& name : op_names()) {
+    if (name.find("::") != std::string::npos) continue;
+    ops.def(name.c_str(), [name](py::args args, py::kwargs kwargs) {
+      return call_op(name, args, kwargs);
+    });
+    if (py::hasattr(cls, name.c_str())) continue;
+    cls.def(name.c_str(), [name](py::object self, py::args args, py::kwargs kwargs) {
+      py::tuple all(args.size() + 1);
+      all[0] = self;
+      for (size_t i = 0; i < args.size(); ++i) all[i + 1] = args[i];
+      return call_op(name, py::args(all), kwargs);
+    });
+  }
 
   // Factories.
   m.def("tensor", [](py::handle data, std::optional<DType> dtype, std::optional<std::string> device,
