@@ -13,7 +13,7 @@ lists them.
 from . import _plexus
 from ._plexus import (  # noqa: F401
     Device, Generator, Runtime, Tensor, CompiledFunction, CompileStats, arange, compile, empty,
-    from_numpy, full, is_grad_enabled, load_safetensors, manual_seed, ones, ones_like, plugins,
+    from_dlpack, from_numpy, full, is_grad_enabled, load_safetensors, manual_seed, ones, ones_like, plugins,
     rand, randn, randperm, runtime, save_safetensors, set_grad_enabled, tensor, zeros,
     zeros_like)
 from ._plexus import dtype  # noqa: F401

@@ -23,5 +23,6 @@ py::object call_op(const std::string& name, py::args args, py::kwargs kwargs);
 void bind_tensor(py::module_& m);
 void bind_runtime(py::module_& m);
 void bind_training(py::module_& m);
+void bind_dlpack(py::module_& m, py::class_<Tensor>& cls);
 
 }  // namespace plexus::python

@@ -416,6 +416,7 @@ void bind_tensor(py::module_& m) {
           return call_op(name, py::args(py::tuple(all)), kwargs);
         });
       });
+  bind_dlpack(m, cls);
   // Every other catalog op as a method (x.relu(), x.sum(dim=[1]), x.add_(y))
   // and as a function of the _ops submodule (px.relu(x)), defined once here.
   py::module_ ops = m.def_submodule("_ops", "every catalog op as a function");
