@@ -155,7 +155,9 @@ endfunction()
 # Registers the ctest `conformance.<name>`: plexus-conformance runs its whole
 # suite against the plugin plexus_add_plugin(NAME <name>) built, straight from
 # the build directory, and writes conformance-<name>.xml (JUnit) and
-# conformance-<name>.json next to it. XFAIL names the plugin's expected-failures
+# conformance-<name>.json into conformance-reports/ of the current binary
+# directory (not beside the plugin: the loader reads every *.json in a plugin
+# directory as a manifest). XFAIL names the plugin's expected-failures
 # file. A plugin with no device on the machine shows as skipped (exit code 77),
 # never as passed. GRAD also registers `conformance.grad.<name>`: the gradient
 # of every differentiable op, float32 and float64, by backward on the plugin's
@@ -180,9 +182,11 @@ function(plexus_add_conformance_test name)
   if(DEFINED arg_DEVICE)
     set(device ${arg_DEVICE})
   endif()
+  set(reports "${CMAKE_CURRENT_BINARY_DIR}/conformance-reports")
+  file(MAKE_DIRECTORY "${reports}")
   set(cmd "${PLEXUS_CONFORMANCE_EXECUTABLE}" --plugin "${manifest}" --device ${device}
-      --junit "${CMAKE_CURRENT_BINARY_DIR}/conformance-${name}.xml"
-      --json "${CMAKE_CURRENT_BINARY_DIR}/conformance-${name}.json")
+      --junit "${reports}/conformance-${name}.xml"
+      --json "${reports}/conformance-${name}.json")
   if(arg_XFAIL)
     get_filename_component(xfail "${arg_XFAIL}" ABSOLUTE)
     list(APPEND cmd --xfail "${xfail}")
@@ -192,8 +196,8 @@ function(plexus_add_conformance_test name)
   if(arg_GRAD)
     add_test(NAME conformance.grad.${name}
              COMMAND "${PLEXUS_CONFORMANCE_EXECUTABLE}" --plugin "${manifest}" --device ${device}
-                     --grad --junit "${CMAKE_CURRENT_BINARY_DIR}/conformance-grad-${name}.xml"
-                     --json "${CMAKE_CURRENT_BINARY_DIR}/conformance-grad-${name}.json"
+                     --grad --junit "${reports}/conformance-grad-${name}.xml"
+                     --json "${reports}/conformance-grad-${name}.json"
                      ${arg_GRAD_ARGS})
     set_tests_properties(conformance.grad.${name} PROPERTIES SKIP_RETURN_CODE 77
                          LABELS conformance)

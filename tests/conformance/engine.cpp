@@ -240,6 +240,19 @@ const TensorArg* first_tensor(const Case& c) {
     if (auto* t = std::get_if<TensorArg>(&a)) return t;
   return nullptr;
 }
+// The second tensor argument and its name ("other"), or null.
+const TensorArg* second_tensor(const Case& c, std::string* name = nullptr) {
+  bool seen = false;
+  for (const auto& [n, a] : c.args)
+    if (auto* t = std::get_if<TensorArg>(&a)) {
+      if (seen) {
+        if (name) *name = n;
+        return t;
+      }
+      seen = true;
+    }
+  return nullptr;
+}
 const TensorArg* tensor_arg(const Case& c, const std::string& name) {
   for (const auto& [n, a] : c.args)
     if (n == name) return std::get_if<TensorArg>(&a);
@@ -387,6 +400,9 @@ std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const 
     if (only || (c.inplace && fits(first_tensor(c), c, expected))) v.push_back("inplace");
   }
   if (forms.out && c.out_self && fits(first_tensor(c), c, expected)) v.push_back("out_self");
+  // out = exactly the second input (add_out(b, a, b)): elementwise ops allow it too.
+  if (forms.out && c.out_self && forms.kernel->elementwise() && fits(second_tensor(c), c, expected))
+    v.push_back("out_other");
   return v;
 }
 
@@ -441,6 +457,8 @@ void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
       ref::Tensor garbage = random(poison, expected->values.dtype, expected->values.sizes, {-1e4, 1e4});
       out = place(tg, garbage, c.out_layout, 8, poison);
     }
+  } else if (variant == "out_other") {
+    second_tensor(c, &written_name);
   } else {
     for (const auto& [name, a] : c.args)
       if (std::holds_alternative<TensorArg>(a)) {
@@ -456,8 +474,9 @@ void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
     const Arg* given = nullptr;
     for (const auto& [name, a] : c.args)
       if (name == sa.name) given = &a;
-    if (static_cast<int>(k) == written && (variant == "out" || variant == "out_self")) {
-      b.tensors.push_back(variant == "out_self" ? tensor_named(written_name).view : out->view);
+    if (static_cast<int>(k) == written &&
+        (variant == "out" || variant == "out_self" || variant == "out_other")) {
+      b.tensors.push_back(variant == "out" ? out->view : tensor_named(written_name).view);
       b.values.push_back(Value::tensor(b.tensors.back()));
       continue;
     }

@@ -35,7 +35,8 @@ OpForms forms_of(const Operator& kernel);
 
 // The variants of a case that apply to these forms, in the order they run:
 // "functional", "out", "inplace" (when the first tensor argument can hold the
-// expected result), "out_self" (out = the first tensor argument).
+// expected result), "out_self" (out = the first tensor argument), "out_other"
+// (out = the second tensor argument, for elementwise ops).
 std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const Expected* expected);
 
 // The logical values the reference sees for a case's tensor arguments (after

@@ -33,7 +33,7 @@ struct Result {
   std::string op;       // kernel op ("add.out") or "runtime.<check>"
   std::string dtype;    // "float32"; "-" for runtime checks
   std::string name;     // case name; empty for an unsupported pair
-  std::string variant;  // "functional", "out", "inplace", "out_self", "threads", "grad"
+  std::string variant;  // "functional", "out", "inplace", "out_self", "out_other", "threads", "grad"
   std::string shape;    // the inputs: "self=[13, 17] transposed, other=[17]"
   Status status = Status::Pass;
   double max_abs_err = 0, max_ulp_err = 0;

@@ -138,7 +138,9 @@ struct Case {
   // (empty: any message), instead of producing a result. `reference` is not used.
   std::optional<std::string> expect_error;
   bool inplace = true;    // run the in-place form too (when the op has one and it fits)
-  bool out_self = false;  // also run the out form with out = the first input (exact aliasing)
+  // Also run the out form with out = the first input (exact aliasing), and for
+  // elementwise ops with out = the second input ("out_other").
+  bool out_self = false;
   uint32_t out_layout = Contiguous;  // layout of `out` in the out form
   bool stress = false;    // also run from 8 threads at once, each with its own values
   Rng rng;

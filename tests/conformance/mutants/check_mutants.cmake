@@ -215,9 +215,9 @@ expect(ulp
 # written tensor (the out variant; self with gaps, as in strided/inplace).
 # Past a storage's last byte (functional, contiguous in-place) nothing checks.
 expect(overrun
-  FAIL_ONLY "^${add}/[a-z0-9_]+/(out|inplace|out_self) "
+  FAIL_ONLY "^${add}/[a-z0-9_]+/(out|inplace|out_self|out_other) "
   MESSAGE "storage element\\(s\\) outside the view were written"
-  MUST_FAIL ${add}/0d/out ${add}/odd/out ${add}/prime_2d/out ${add}/large/out
+  MUST_FAIL ${add}/0d/out ${add}/odd/out ${add}/odd/out_other ${add}/prime_2d/out ${add}/large/out
             ${add}/transposed/out ${add}/strided/out ${add}/strided/inplace
   MUST_PASS ${add}/odd/functional ${add}/empty/out ${add}/empty_2d/out)
 
@@ -235,9 +235,16 @@ expect(alpha
   MUST_PASS ${add}/prime_2d/functional ${add}/transposed/functional ${add}/stress/functional
             ${add}/special/functional)
 
+# self copied into out before other is read: wrong exactly when out is other.
+expect(alias_other
+  FAIL_ONLY "^${add}/[a-z0-9_]+/out_other "
+  FAIL_ALL "^${add}/[a-z0-9_]+/out_other "
+  MUST_FAIL ${add}/odd/out_other ${add}/prime_2d/out_other
+  MUST_PASS ${add}/odd/out_self ${add}/odd/out ${add}/odd/inplace ${add}/bcast_lhs/functional)
+
 # The printed re-run commands reproduce a failure alone (the deterministic
 # defects; the race's depends on timing).
-foreach(defect strides broadcast ulp overrun alpha)
+foreach(defect strides broadcast ulp overrun alpha alias_other)
   if(${defect}_caught)
     check_rerun(${defect})
   endif()

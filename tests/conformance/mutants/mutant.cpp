@@ -28,6 +28,7 @@ enum class Defect {
   kOverrun,    // add.out also writes the element just past the end of out
   kRace,       // add.out computes into one static scratch buffer shared by every call
   kAlpha,      // add.out ignores alpha
+  kAliasOther, // add.out copies self into out first: wrong when out is `other`
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -160,6 +161,12 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
       sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "mutant_race: add.out of more than 2^20 elements");
     for (int64_t i = 0; i < o.numel(); ++i) scratch[i] = add(self.view()[i], other.view()[i]);
     for (int64_t i = 0; i < o.numel(); ++i) o[i] = scratch[i];
+  } else if constexpr (kDefect == Defect::kAliasOther) {
+    // out = self, then out += alpha * other: right when out is self or
+    // separate, wrong when out is other (other is overwritten first).
+    const sdk::TensorView<float>& o = out.view();
+    sdk::elementwise(o, self.view(), [](float x) { return x; });
+    sdk::elementwise(o, o, other.view(), add);
   } else {
     sdk::elementwise(out.view(), self.view(), other.view(), add);
   }
