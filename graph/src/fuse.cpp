@@ -108,7 +108,8 @@ int fuse_elementwise(Graph& g) {
     int target = -1;
     if (info && n.device.is_cpu() && n.value >= 0) {
       const ValueInfo& out = g.values[static_cast<size_t>(n.value)];
-      bool ok = out.dtype == DType::F32 || (out.dtype == DType::Bool && info->bool_result);
+      bool ok = (out.dtype == DType::F32 || (out.dtype == DType::Bool && info->bool_result)) &&
+                out.sizes.size() <= 16;  // the fused kernel's index has 16 dims
       for (const Arg& a : n.args) {
         if (a.kind == Arg::Kind::ValueList) ok = false;
         if (a.kind == Arg::Kind::Value && !fusable_input(g, a.value, out.sizes)) ok = false;

@@ -119,13 +119,21 @@ struct FusedKernel::Impl {
   int nregs = 0;
 
   // One worker's registers: a chunk of floats per register.
+  // A register is read through in(r): its buffer, or for an input that is
+  // row-major over the chain's shape, the input's own memory at the chunk (no
+  // copy). Instructions write only registers of their own (each result gets a
+  // new one), never memory a register is read from.
   struct Regs {
     std::vector<float> data;
+    std::vector<const float*> src;
     float* operator()(int r) { return data.data() + static_cast<size_t>(r) * kChunk; }
+    const float* in(int r) const { return src[static_cast<size_t>(r)]; }
   };
   Regs make_regs() const {
     Regs r;
     r.data.assign(static_cast<size_t>(nregs) * kChunk, 0.0f);
+    r.src.resize(static_cast<size_t>(nregs));
+    for (int i = 0; i < nregs; ++i) r.src[static_cast<size_t>(i)] = r(i);
     for (const auto& [reg, x] : constants) std::fill(r(reg), r(reg) + kChunk, x);
     return r;
   }
@@ -135,7 +143,8 @@ struct FusedKernel::Impl {
   // Element offsets (in elements) of chunk [i0, i0 + n) of `t` over `shape`.
   void offsets(const Tensor& t, int64_t i0, int64_t n, std::vector<int64_t>& out) const {
     const size_t nd = shape.size();
-    std::vector<int64_t> idx(nd, 0);
+    const IntArrayRef st = t.strides();
+    int64_t idx[16] = {};
     int64_t rest = i0;
     for (size_t d = nd; d-- > 0;) {
       idx[d] = rest % shape[d];
@@ -143,13 +152,13 @@ struct FusedKernel::Impl {
     }
     out.resize(static_cast<size_t>(n));
     int64_t off = t.storage_offset();
-    for (size_t d = 0; d < nd; ++d) off += idx[d] * t.stride(static_cast<int64_t>(d));
+    for (size_t d = 0; d < nd; ++d) off += idx[d] * st[d];
     for (int64_t i = 0; i < n; ++i) {
       out[static_cast<size_t>(i)] = off;
       for (size_t d = nd; d-- > 0;) {
-        off += t.stride(static_cast<int64_t>(d));
+        off += st[d];
         if (++idx[d] < shape[d]) break;
-        off -= idx[d] * t.stride(static_cast<int64_t>(d));
+        off -= idx[d] * st[d];
         idx[d] = 0;
       }
     }
@@ -164,14 +173,21 @@ struct FusedKernel::Impl {
         std::fill(r, r + n, base[t.storage_offset()] ? 1.0f : 0.0f);
         return;
       }
+      if (a.contiguous) {
+        const bool* p = base + t.storage_offset() + i0;
+        for (int64_t i = 0; i < n; ++i) r[i] = static_cast<float>(p[i]);  // no branch: 0 or 1
+        return;
+      }
       offsets(t, i0, n, scratch);
-      for (int64_t i = 0; i < n; ++i) r[i] = base[scratch[static_cast<size_t>(i)]] ? 1.0f : 0.0f;
+      for (int64_t i = 0; i < n; ++i) r[i] = static_cast<float>(base[scratch[static_cast<size_t>(i)]]);
       return;
     }
     const float* base = static_cast<const float*>(t.storage()->data());
     if (a.contiguous) {
-      std::memcpy(r, base + t.storage_offset() + i0, static_cast<size_t>(n) * sizeof(float));
-    } else if (a.broadcast) {
+      regs.src[static_cast<size_t>(a.reg)] = base + t.storage_offset() + i0;
+      return;
+    }
+    if (a.broadcast) {
       std::fill(r, r + n, base[t.storage_offset()]);
     } else {
       offsets(t, i0, n, scratch);
@@ -180,10 +196,15 @@ struct FusedKernel::Impl {
   }
 
   void store(Regs& regs, const Access& a, int64_t i0, int64_t n, std::vector<int64_t>& scratch) {
-    const float* r = regs(a.reg);
+    const float* r = regs.in(a.reg);
     const Tensor& t = a.expanded;
     if (a.is_bool) {
       bool* base = static_cast<bool*>(t.storage()->data());
+      if (a.contiguous) {
+        bool* p = base + t.storage_offset() + i0;
+        for (int64_t i = 0; i < n; ++i) p[i] = r[i] != 0.0f;
+        return;
+      }
       offsets(t, i0, n, scratch);
       for (int64_t i = 0; i < n; ++i) base[scratch[static_cast<size_t>(i)]] = r[i] != 0.0f;
       return;
@@ -198,8 +219,8 @@ struct FusedKernel::Impl {
   }
 
   void exec(Regs& regs, const Instr& in, int64_t n) {
-    exec_instr(in.code, regs(in.dst), in.a >= 0 ? regs(in.a) : nullptr,
-               in.b >= 0 ? regs(in.b) : nullptr, in.c >= 0 ? regs(in.c) : nullptr, in.s, n);
+    exec_instr(in.code, regs(in.dst), in.a >= 0 ? regs.in(in.a) : nullptr,
+               in.b >= 0 ? regs.in(in.b) : nullptr, in.c >= 0 ? regs.in(in.c) : nullptr, in.s, n);
   }
 
 };
