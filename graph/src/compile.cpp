@@ -142,7 +142,7 @@ struct CompiledFunction::Impl {
         std::printf("%s: graph for inputs %s (%zu ops)\n%s", options.name.c_str(),
                     signature_str(e.sig).c_str(), g.num_calls(), g.str().c_str());
       try {
-        e.plan = std::make_unique<Plan>(std::move(g));
+        e.plan = std::make_unique<Plan>(std::move(g), options.plugin_compilers);
         log().debug("{}: compiled {} ops ({} resolved once) for inputs {}", options.name,
                     e.plan->graph().num_calls(), e.plan->prepared(), signature_str(e.sig));
       } catch (const Error& err) {

@@ -16,12 +16,14 @@
 #include "fused.h"
 #include "passes.h"
 #include "plexus/dispatcher.h"
+#include "plugin/plugin_host.h"
 
 namespace plexus::graph {
 namespace {
 
 struct Group {
   Shape shape;
+  Device device;
   std::vector<size_t> members;  // node indices
   std::set<int> made, written, read;  // roots
   std::map<int, int> written_view;    // root -> the value it is written through
@@ -33,7 +35,7 @@ bool same_shape(IntArrayRef a, const Shape& b) {
 
 // A tensor argument a fused op can read: float32 (or bool for conversions and
 // masks) broadcast to `shape`, or a C++ number.
-bool fusable_input(const Graph& g, int v, const Shape& shape) {
+bool fusable_input(const Graph& g, int v, const Shape& shape, Device device) {
   const ValueInfo& info = g.values[static_cast<size_t>(v)];
   if (info.wrapped_number) return info.dtype == DType::F64 || info.dtype == DType::I64;
   if (info.dtype != DType::F32 && info.dtype != DType::Bool) return false;
@@ -41,7 +43,13 @@ bool fusable_input(const Graph& g, int v, const Shape& shape) {
   size_t lead = shape.size() - info.sizes.size();
   for (size_t d = 0; d < info.sizes.size(); ++d)
     if (info.sizes[d] != 1 && info.sizes[d] != shape[lead + d]) return false;
-  return g.roots[static_cast<size_t>(info.root)].device.is_cpu();
+  return g.roots[static_cast<size_t>(info.root)].device == device;
+}
+
+// Chains run on the cpu (the host's kernel, or the cpu plugin's compiler)
+// and on devices whose plugin compiles graphs (ABI 1.1).
+bool fusable_device(Device d) {
+  return d.is_cpu() || graph_compiler(d.type) != nullptr;
 }
 
 }  // namespace
@@ -57,7 +65,7 @@ int fuse_elementwise(Graph& g) {
     if (grp.members.size() < 2) return;
     Node f;
     f.kind = NodeKind::Fused;
-    f.device = Device();
+    f.device = g.nodes[grp.members.front()].device;
     size_t last = grp.members.back();
     f.name = fmt::format("fused_{}", fused_ops);
     std::set<int> made_values;
@@ -104,19 +112,21 @@ int fuse_elementwise(Graph& g) {
         if (n.value >= 0) reads.insert(root_of(n.value));
       }
     }
-    const FusedOpInfo* info = n.kind == NodeKind::Call ? fused_op_info(*n.op) : nullptr;
+    const sdk::FusedOp* info = n.kind == NodeKind::Call ? fused_op_info(*n.op) : nullptr;
     int target = -1;
-    if (info && n.device.is_cpu() && n.value >= 0) {
+    if (info && n.value >= 0 && fusable_device(n.device)) {
       const ValueInfo& out = g.values[static_cast<size_t>(n.value)];
       bool ok = (out.dtype == DType::F32 || (out.dtype == DType::Bool && info->bool_result)) &&
                 out.sizes.size() <= 16;  // the fused kernel's index has 16 dims
       for (const Arg& a : n.args) {
         if (a.kind == Arg::Kind::ValueList) ok = false;
-        if (a.kind == Arg::Kind::Value && !fusable_input(g, a.value, out.sizes)) ok = false;
+        if (a.kind == Arg::Kind::Value && !fusable_input(g, a.value, out.sizes, n.device))
+          ok = false;
       }
       if (ok) {
         for (size_t gi = 0; gi < open.size(); ++gi)
-          if (open[gi].shape == out.sizes) target = static_cast<int>(gi);
+          if (open[gi].shape == out.sizes && open[gi].device == n.device)
+            target = static_cast<int>(gi);
         // Memory the group writes must be read and written through one view.
         if (target >= 0 && !out.sizes.empty()) {
           Group& grp = open[static_cast<size_t>(target)];
@@ -161,7 +171,7 @@ int fuse_elementwise(Graph& g) {
     }
     if (!info) continue;
     if (target < 0) {
-      open.push_back(Group{g.values[static_cast<size_t>(n.value)].sizes, {}, {}, {}, {}, {}});
+      open.push_back(Group{g.values[static_cast<size_t>(n.value)].sizes, n.device, {}, {}, {}, {}, {}});
       target = static_cast<int>(open.size()) - 1;
     }
     Group& grp = open[static_cast<size_t>(target)];

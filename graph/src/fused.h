@@ -1,32 +1,20 @@
-// The ops elementwise fusion takes, and the cpu kernel that runs a fused
-// chain in one pass over memory.
+// The ops elementwise fusion takes, and the host's kernel for a fused chain
+// on cpu memory when no plugin compiles it (plexus/sdk/fused.hpp does the work).
 #pragma once
 
 #include <memory>
 #include <vector>
 
 #include "plexus/graph.h"
+#include "plexus/sdk/fused.hpp"
 
 namespace plexus::graph {
 
-enum class FusedCode : uint8_t {
-  Add, Sub, Mul, Div, PowTT, PowTS, Neg, Abs, Relu, Sqrt, Rsqrt, Exp, Log, Tanh, Sigmoid,
-  Lerp, Addcmul, Addcdiv, GtS, Cast
-};
-
-struct FusedOpInfo {
-  FusedCode code;
-  std::vector<int> tensors;  // the argument positions of its tensor operands, in order
-  int scalar = -1;           // the position of its Scalar argument (alpha, weight, value...)
-  bool bool_result = false;  // gt: the result is a mask
-};
-
 // How fusion treats `op`, or null when it does not take it.
-const FusedOpInfo* fused_op_info(const Operator& op);
+const sdk::FusedOp* fused_op_info(const Operator& op);
 
-// Runs a Fused node's members over float32 memory in chunks: each chunk of
-// every input is loaded once, the chain runs in registers, and only what
-// others read (and what the chain writes in place) is stored.
+// A Fused node's chain (sdk::FusedChain), bound to the plan's tensors anew
+// for each run (a result's memory may change between replays).
 class FusedKernel {
  public:
   // `vals` holds the plan's tensor of every value; it must outlive the kernel.
@@ -35,8 +23,15 @@ class FusedKernel {
   void run();
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;
+  struct Slot {
+    const Tensor* tensor;
+    std::vector<int64_t> strides;  // over the chain's shape, 0 where broadcast
+    bool is_bool;
+  };
+  std::unique_ptr<sdk::FusedChain> chain_;
+  std::vector<Slot> inputs_, outputs_;
+  bool bound_ = false;
 };
+
 
 }  // namespace plexus::graph

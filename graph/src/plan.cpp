@@ -4,11 +4,15 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <set>
 #include <chrono>
 
 #include "plexus/error.h"
 #include "plexus/factories.h"
+#include "plexus/device_backend.h"
 #include "plexus/profiler.h"
+#include "plugin/plugin_host.h"
+#include "plugin/trampoline.h"
 
 namespace plexus::graph {
 namespace {
@@ -36,6 +40,18 @@ Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::ve
 
 }  // namespace
 
+// A Fused node compiled by its device's plugin (ABI 1.1): the handle, and the
+// plan values bound to its inputs and outputs at each run.
+struct PluginGraph {
+  const plexus_graph_extension* ext = nullptr;
+  void* compiled = nullptr;
+  std::vector<int> inputs, outputs;
+  std::vector<plexus_tensor> in, out;  // rebuilt each run
+  ~PluginGraph() {
+    if (compiled) ext->release(ext->user_data, compiled);
+  }
+};
+
 namespace {
 // One past the last element a view reaches, from its offset.
 int64_t extent(const ValueInfo& v) {
@@ -48,7 +64,7 @@ int64_t extent(const ValueInfo& v) {
 }
 }  // namespace
 
-Plan::Plan(Graph g) : g_(std::move(g)) {
+Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_(plugin_compilers) {
   // Memory: inputs, allocations and op results get their own; tensors made
   // before the call and constants are the captured ones.
   // An input's memory spans what its values reach, from the lowest offset.
@@ -138,28 +154,9 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
            n.name, n.op->name(), g_.value_name(root.value));
     if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
   };
-  for (const Node& n : g_.nodes) {
-    if (n.kind == NodeKind::Placeholder) input_values_.push_back(n.value);
-    if (n.kind == NodeKind::Output) outputs_ = n.outputs;
-    if (n.kind == NodeKind::SetGrad) {
-      Step s;
-      s.leaf = n.leaf;
-      s.grad = n.value;
-      steps_.push_back(std::move(s));
-      continue;
-    }
-    if (n.kind != NodeKind::Call && n.kind != NodeKind::Fused) continue;
-    for (const Node& m : n.kind == NodeKind::Fused ? n.members : std::vector<Node>{}) check_write(m);
-    if (n.kind == NodeKind::Fused) {
-      Step s;
-      s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
-      std::vector<std::string> names;
-      for (const Node& m : n.members) names.push_back(m.op->schema().name);
-      s.label = fmt::format("compiled fused({})", fmt::join(names, ", "));
-      steps_.push_back(std::move(s));
-      continue;
-    }
-    check_write(n);
+  // One call of a catalog op as a step; `owner` is the node whose index its
+  // result's root records (the op's own, or its fused node's).
+  auto add_call = [&](const Node& n, int owner) {
     const Operator& op = *n.op;
     Step s;
     s.keys.device = n.device;
@@ -169,7 +166,7 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
         g_.roots[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)].kind ==
             RootKind::Result &&
         g_.roots[static_cast<size_t>(g_.values[static_cast<size_t>(n.value)].root)].index ==
-            static_cast<int>(&n - g_.nodes.data());
+            owner;
     static const Operator& copy_op = Dispatcher::get().op("copy_");
     if (own_result && op.schema().name == "to" && n.args[0].kind == Arg::Kind::Value) {
       // A conversion into memory of the plan's own: copy_ converts as it copies.
@@ -192,6 +189,39 @@ Plan::Plan(Graph g) : g_(std::move(g)) {
     if (s.copy_result_to < 0 && !touches_fresh(n))
       s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
+  };
+  for (const Node& n : g_.nodes) {
+    if (n.kind == NodeKind::Placeholder) input_values_.push_back(n.value);
+    if (n.kind == NodeKind::Output) outputs_ = n.outputs;
+    if (n.kind == NodeKind::SetGrad) {
+      Step s;
+      s.leaf = n.leaf;
+      s.grad = n.value;
+      steps_.push_back(std::move(s));
+      continue;
+    }
+    if (n.kind != NodeKind::Call && n.kind != NodeKind::Fused) continue;
+    for (const Node& m : n.kind == NodeKind::Fused ? n.members : std::vector<Node>{}) check_write(m);
+    if (n.kind == NodeKind::Fused) {
+      Step s;
+      std::vector<std::string> names;
+      for (const Node& m : n.members) names.push_back(m.op->schema().name);
+      s.device = n.device;
+      if ((s.plugin_graph = plugin_compile(n))) {
+        s.label = fmt::format("compiled plugin fused({})", fmt::join(names, ", "));
+      } else if (n.device.is_cpu()) {
+        s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
+        s.label = fmt::format("compiled fused({})", fmt::join(names, ", "));
+      } else {
+        // No compiler took it off the cpu: the members run one by one.
+        for (const Node& m : n.members) add_call(m, static_cast<int>(&n - g_.nodes.data()));
+        continue;
+      }
+      steps_.push_back(std::move(s));
+      continue;
+    }
+    check_write(n);
+    add_call(n, static_cast<int>(&n - g_.nodes.data()));
   }
 }
 
@@ -201,8 +231,124 @@ size_t Plan::prepared() const {
   return n;
 }
 
+std::shared_ptr<PluginGraph> Plan::plugin_compile(const Node& fused) {
+  const plexus_graph_extension* ext = plugin_compilers_ ? graph_compiler(fused.device.type) : nullptr;
+  if (!ext) return nullptr;
+  // The members as a plexus_graph: their values (inputs, constants, outputs,
+  // internal ones), their args and non-tensor attributes.
+  auto pg = std::make_shared<PluginGraph>();
+  pg->ext = ext;
+  std::vector<int> local(g_.values.size(), -1), global;
+  auto value_of = [&](int v) {
+    if (local[static_cast<size_t>(v)] < 0) {
+      local[static_cast<size_t>(v)] = static_cast<int>(global.size());
+      global.push_back(v);
+    }
+    return local[static_cast<size_t>(v)];
+  };
+  std::vector<std::vector<int32_t>> args(fused.members.size());
+  std::vector<std::vector<plexus_value>> attrs(fused.members.size());
+  std::vector<std::string> names;
+  for (size_t i = 0; i < fused.members.size(); ++i) {
+    const Node& m = fused.members[i];
+    names.push_back(m.op->name());
+    for (const Arg& a : m.args) {
+      plexus_value pv{};
+      pv.tag = PLEXUS_VALUE_NONE;
+      int32_t vi = -1;
+      switch (a.kind) {
+        case Arg::Kind::Value: vi = value_of(a.value); break;
+        case Arg::Kind::Scalar:
+          pv.tag = PLEXUS_VALUE_SCALAR;
+          pv.u.scalar = to_abi_scalar(a.scalar);
+          break;
+        case Arg::Kind::Int: pv.tag = PLEXUS_VALUE_INT; pv.u.i = a.i; break;
+        case Arg::Kind::Double: pv.tag = PLEXUS_VALUE_FLOAT; pv.u.f = a.d; break;
+        case Arg::Kind::Bool: pv.tag = PLEXUS_VALUE_BOOL; pv.u.b = a.b; break;
+        case Arg::Kind::DType: pv.tag = PLEXUS_VALUE_DTYPE; pv.u.dtype = static_cast<plexus_dtype>(a.dtype); break;
+        case Arg::Kind::None: break;
+        default: return nullptr;  // lists and strings: not offered
+      }
+      args[i].push_back(vi);
+      attrs[i].push_back(pv);
+    }
+    value_of(m.value);
+  }
+  std::vector<plexus_graph_value> values(global.size());
+  std::set<int> reads(fused.reads.begin(), fused.reads.end());
+  std::set<int> writes(fused.stores.begin(), fused.stores.end());
+  for (const Node& m : fused.members)
+    if (m.op->written_arg() >= 0) writes.insert(m.value);
+  for (size_t k = 0; k < global.size(); ++k) {
+    const int v = global[k];
+    const ValueInfo& info = g_.values[static_cast<size_t>(v)];
+    plexus_graph_value& pv = values[k];
+    pv.dtype = static_cast<plexus_dtype>(info.dtype);
+    pv.ndim = static_cast<int32_t>(info.sizes.size());
+    pv.sizes = info.sizes.data();
+    pv.strides = info.strides.data();
+    pv.input = pv.output = -1;
+    if (info.wrapped_number) {
+      pv.role = PLEXUS_GRAPH_VALUE_CONSTANT;
+      pv.constant = to_abi_scalar(vals_[static_cast<size_t>(v)].item());
+      continue;
+    }
+    if (reads.contains(v)) {
+      pv.role |= PLEXUS_GRAPH_VALUE_INPUT;
+      pv.input = static_cast<int32_t>(pg->inputs.size());
+      pg->inputs.push_back(v);
+    }
+    if (writes.contains(v)) {
+      pv.role |= PLEXUS_GRAPH_VALUE_OUTPUT;
+      pv.output = static_cast<int32_t>(pg->outputs.size());
+      pg->outputs.push_back(v);
+    }
+  }
+  std::vector<plexus_graph_node> nodes(fused.members.size());
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    nodes[i].op = names[i].c_str();
+    nodes[i].num_args = static_cast<int32_t>(args[i].size());
+    nodes[i].result = local[static_cast<size_t>(fused.members[i].value)];
+    nodes[i].args = args[i].data();
+    nodes[i].attrs = attrs[i].data();
+  }
+  plexus_graph graph{};
+  graph.struct_size = sizeof(plexus_graph);
+  graph.device = fused.device.index;
+  graph.num_values = static_cast<int32_t>(values.size());
+  graph.values = values.data();
+  graph.num_nodes = static_cast<int32_t>(nodes.size());
+  graph.nodes = nodes.data();
+  graph.num_inputs = static_cast<int32_t>(pg->inputs.size());
+  graph.num_outputs = static_cast<int32_t>(pg->outputs.size());
+  std::vector<uint8_t> supported(nodes.size(), 0);
+  if (ext->supports(ext->user_data, &graph, supported.data()) != PLEXUS_OK) {
+    (void)take_plugin_error_message();
+    return nullptr;
+  }
+  for (uint8_t ok : supported)
+    if (!ok) return nullptr;
+  plexus_status st = ext->compile(ext->user_data, &graph, &pg->compiled);
+  if (st != PLEXUS_OK) {
+    pg->compiled = nullptr;
+    throw plugin_error(st, std::string(device_type_name(fused.device.type)),
+                       "compiling " + fused.name);
+  }
+  return pg;
+}
+
 void Plan::run_step(Step& s) {
-  if (s.fused) {
+  if (s.plugin_graph) {
+    PluginGraph& p = *s.plugin_graph;
+    p.in.clear();
+    p.out.clear();
+    for (int v : p.inputs) p.in.push_back(to_abi_tensor(vals_[static_cast<size_t>(v)]));
+    for (int v : p.outputs) p.out.push_back(to_abi_tensor(vals_[static_cast<size_t>(v)]));
+    plexus_status st = p.ext->run(p.ext->user_data, p.compiled, p.in.data(), p.out.data(), nullptr);
+    if (st != PLEXUS_OK)
+      throw plugin_error(st, std::string(device_type_name(s.device.type)), s.label);
+    for (int v : p.outputs) vals_[static_cast<size_t>(v)].storage()->bump_version("compiled graph");
+  } else if (s.fused) {
     s.fused->run();
   } else if (!s.op) {
     s.leaf.set_grad(s.grad >= 0 ? vals_[static_cast<size_t>(s.grad)] : Tensor());

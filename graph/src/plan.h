@@ -17,7 +17,7 @@ namespace plexus::graph {
 class Plan {
  public:
   // Throws plexus::Error (Unsupported) naming what cannot be replayed.
-  explicit Plan(Graph g);
+  explicit Plan(Graph g, bool plugin_compilers = true);
   Plan(const Plan&) = delete;
   Plan& operator=(const Plan&) = delete;
 
@@ -35,7 +35,8 @@ class Plan {
     std::deque<std::vector<Tensor>> lists;  // tensor lists the args point into
     DispatchKeys keys;
     std::unique_ptr<PreparedCall> prepared;
-    std::unique_ptr<FusedKernel> fused;  // the kernel call resolved once, when it can be
+    std::unique_ptr<FusedKernel> fused;
+    std::shared_ptr<struct PluginGraph> plugin_graph;  // compiled by the device's plugin  // the kernel call resolved once, when it can be
     int copy_result_to = -1;  // ops that return new memory (Direct, no out variant): copy it here
     Tensor leaf;              // SetGrad
     int grad = -1;            // SetGrad: the value, or -1 to clear
@@ -43,11 +44,15 @@ class Plan {
     Device device;
   };
   void run_step(Step& s);
+  // The device's plugin compiles the Fused node, or null (it has no graph
+  // compiler, or does not take every op).
+  std::shared_ptr<PluginGraph> plugin_compile(const Node& fused);
   Graph g_;
   std::vector<Tensor> vals_;        // one private tensor per value; never reallocated
   std::vector<int> input_values_;   // the placeholder value of each input
   std::vector<bool> input_written_; // inputs some op writes: copied back after a replay
   std::vector<Step> steps_;
+  bool plugin_compilers_ = true;
   std::vector<int> outputs_;
   std::vector<bool> fresh_;                   // roots whose memory changes each replay
   std::vector<bool> bound_;                   // inputs read where the caller has them

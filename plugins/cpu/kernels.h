@@ -20,5 +20,7 @@ void register_pool(CpuBackend& b);        // pool.cpp: max_pool2d
 void register_embedding(CpuBackend& b);   // embedding.cpp: embedding
 void register_conv(CpuBackend& b);        // conv.cpp: conv2d (oneDNN)
 void register_shape(CpuBackend& b);       // shape.cpp: cat
+// The graph compiler of ABI 1.1 (graph.cpp), chained to the backend's table.
+const plexus_extension* graph_extension(const plexus_host_api* host);
 
 }  // namespace plexus::cpu

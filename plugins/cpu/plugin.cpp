@@ -21,7 +21,7 @@ plexus_status init(const plexus_host_api* host, void** state) {
   return sdk::guard(host, [&] {
     auto* backend = new CpuBackend();
     *state = backend;  // shutdown deletes it, after a failed init too
-    backend->register_backend(host, "cpu");
+    backend->register_backend(host, "cpu", 0, graph_extension(host));
     register_copy(*backend);
     register_binary(*backend);
     register_unary(*backend);

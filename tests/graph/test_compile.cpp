@@ -337,6 +337,7 @@ TEST_CASE("compile: random elementwise chains match eager exactly", "[graph]") {
 }
 
 TEST_CASE("compile: the profiler shows what a replay runs", "[graph]") {
+  // The cpu plugin compiles the fused chain (plugin ABI 1.1).
   auto f = compile([](const Tensor& a, const Tensor& b) { return relu(add(mm(a, b), 1.0)); });
   Tensor a = random_tensor({4, 3}, 1), b = random_tensor({3, 5}, 2);
   for (int i = 0; i < 2; ++i) f(a, b);  // the captures
@@ -347,7 +348,7 @@ TEST_CASE("compile: the profiler shows what a replay runs", "[graph]") {
   uint64_t mm_calls = 0, fused_calls = 0;
   for (const profiler::Record& r : profiler::records()) {
     if (r.op == "compiled mm.out") mm_calls = r.calls;
-    if (r.op == "compiled fused(add, relu)") fused_calls = r.calls;
+    if (r.op == "compiled plugin fused(add, relu)") fused_calls = r.calls;
   }
   CHECK(mm_calls == 3);
   CHECK(fused_calls == 3);
@@ -401,4 +402,27 @@ TEST_CASE("compile: large inputs are read in place and large results handed over
   // Each call's result is its own memory: later replays did not overwrite it.
   for (size_t i = 1; i < kept.size(); ++i)
     CHECK(kept[i].storage().get() != kept[i - 1].storage().get());
+}
+
+TEST_CASE("compile: the cpu plugin's graph compiler and the host's chains agree bit for bit",
+          "[graph]") {
+  auto body = [](const Tensor& x, const Tensor& m, const Tensor& v) {
+    Tensor g = mul(tanh(x), sigmoid(add(x, 0.5)));
+    m.lerp_(g, 0.1);
+    v.mul_(wrapped_scalar(0.99));
+    v.addcmul_(g, g, 0.01);
+    return div(m, add(sqrt(v), 1e-8));
+  };
+  auto plugin = compile(body);
+  auto host = compile(body, {.plugin_compilers = false});
+  Tensor m1 = zeros({37, 19}), v1 = zeros({37, 19}), m2 = zeros({37, 19}), v2 = zeros({37, 19});
+  for (int i = 0; i < 5; ++i) {
+    Tensor x = random_tensor({37, 19}, uint64_t(i));
+    CHECK(max_abs_diff(plugin(x, m1, v1), host(x, m2, v2)) == 0);
+  }
+  CHECK(max_abs_diff(m1, m2) == 0);
+  CHECK(max_abs_diff(v1, v2) == 0);
+  REQUIRE(plugin.graph() != nullptr);
+  CHECK(plugin.stats().replays == 3);
+  CHECK(host.stats().replays == 3);
 }

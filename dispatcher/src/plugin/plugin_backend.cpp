@@ -56,6 +56,21 @@ PluginBackend::PluginBackend(const plexus_backend& t, std::string plugin)
   PLEXUS_CHECK(events == 0 || events == 5, ErrorCode::InvalidArgument,
                "plugin '{}': backend '{}' must provide all event functions or none", plugin_,
                t.name);
+  // ABI 1.1: a graph compiler, chained among the extensions. Unknown types
+  // are skipped; a graph extension must be whole.
+  for (const plexus_extension* e = t.extensions; e; e = e->next) {
+    if (e->type != PLEXUS_EXTENSION_GRAPH) continue;
+    PLEXUS_CHECK(e->struct_size >= sizeof(plexus_graph_extension), ErrorCode::InvalidArgument,
+                 "plugin '{}': backend '{}': its graph extension is {} bytes, expected at least "
+                 "{} (plugin.h, ABI 1.1)",
+                 plugin_, t.name, e->struct_size, sizeof(plexus_graph_extension));
+    const auto* g = reinterpret_cast<const plexus_graph_extension*>(e);
+    PLEXUS_CHECK(g->supports && g->compile && g->run && g->release, ErrorCode::InvalidArgument,
+                 "plugin '{}': backend '{}': its graph extension must provide supports, compile, "
+                 "run and release",
+                 plugin_, t.name);
+    graph_ = g;
+  }
 }
 
 void PluginBackend::check(plexus_status st, const char* what, int index) const {

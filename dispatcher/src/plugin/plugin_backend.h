@@ -28,6 +28,8 @@ class PluginBackend final : public DeviceBackend {
   bool wants_caching_allocator() const override;
   bool has_streams() const override { return t_.stream_create != nullptr; }
   bool has_events() const override { return t_.event_create != nullptr; }
+  // The backend's graph compiler (ABI 1.1), checked whole; null when none.
+  const plexus_graph_extension* graph_extension() const { return graph_; }
   void* create_stream(int index) override;
   void destroy_stream(int index, void* stream) noexcept override;
   void synchronize_stream(int index, void* stream) override;
@@ -47,6 +49,7 @@ class PluginBackend final : public DeviceBackend {
  private:
   void check(plexus_status st, const char* what, int index) const;
   const plexus_backend& t_;
+  const plexus_graph_extension* graph_ = nullptr;  // from t_.extensions (ABI 1.1)
   std::string plugin_;
 };
 

@@ -2,6 +2,9 @@
 // given, and what it does with what the plugin registers.
 #include "plugin/plugin_host.h"
 
+#include <array>
+#include <atomic>
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -60,6 +63,10 @@ plexus_status guarded(HostContext& h, const char* what, F&& f) {
   }
 }
 
+// Graph compilers by device type (the cpu's too, whose DeviceBackend stays
+// the core's): set at registration, cleared when the plugin goes.
+std::array<std::atomic<const plexus_graph_extension*>, kMaxDeviceTypes> g_graph_compilers{};
+
 void require_init(HostContext& h, const char* fn) {
   PLEXUS_CHECK(h.in_init, ErrorCode::InvalidArgument,
                "plugin '{}' called {} outside its init function", h.plugin->name, fn);
@@ -80,6 +87,7 @@ plexus_status host_register_backend(void* ctx, const plexus_backend* table, int3
                  h.plugin->name, name);
     // Host memory stays the core's: a cpu plugin brings kernels, not an allocator.
     if (slot != kCPU) set_device_backend(slot, backend);
+    g_graph_compilers[slot].store(backend->graph_extension(), std::memory_order_release);
     h.plugin->device_types.push_back(slot);
     *out_slot = slot;
   });
@@ -184,6 +192,7 @@ void unregister_all(PluginInstance& p) {
   p.ctx->registered.clear();
   restore_host_kernels(d);
   for (DeviceType slot : p.device_types) {
+    g_graph_compilers[slot].store(nullptr, std::memory_order_release);
     if (slot == kCPU) continue;
     release_allocators(slot);
     set_device_backend(slot, nullptr);
@@ -192,6 +201,10 @@ void unregister_all(PluginInstance& p) {
 }
 
 }  // namespace
+
+const plexus_graph_extension* graph_compiler(DeviceType type) {
+  return type < kMaxDeviceTypes ? g_graph_compilers[type].load(std::memory_order_acquire) : nullptr;
+}
 
 PluginInstance::PluginInstance() = default;
 PluginInstance::~PluginInstance() = default;

@@ -38,6 +38,10 @@ struct PluginInstance {
 // status, or a registration refused) it undoes what the plugin registered,
 // calls its shutdown, and throws plexus::Error carrying the plugin's message.
 void init_plugin(PluginInstance& p);
+
+// The graph compiler (plugin ABI 1.1) a loaded plugin registered for this
+// device type, cpu included; null when none.
+const plexus_graph_extension* graph_compiler(DeviceType type);
 // Synchronizes the plugin's devices, frees their cached memory, removes its
 // kernels and backends from the dispatcher, and calls its shutdown. Throws
 // Error(InvalidArgument), changing nothing, while tensors on its devices live.

@@ -8,7 +8,6 @@
 
 namespace plexus {
 
-namespace {
 plexus_scalar to_abi_scalar(Scalar s) {
   plexus_scalar a{};
   if (s.is_floating()) {
@@ -21,6 +20,7 @@ plexus_scalar to_abi_scalar(Scalar s) {
   return a;
 }
 
+namespace {
 // Writes `v` as the ABI value `a`; its tensors go to tensors[nt...], and nt
 // advances past them.
 void to_abi_value(const Value& v, plexus_value& a, plexus_tensor* tensors, size_t& nt) {

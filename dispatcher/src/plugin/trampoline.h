@@ -28,6 +28,9 @@ inline plexus_tensor to_abi_tensor(const Tensor& t) {
   return a;
 }
 
+// The ABI's form of a number.
+plexus_scalar to_abi_scalar(Scalar s);
+
 // A kernel call's arguments as plexus_values, with the plexus_tensors they
 // point to; valid while the KernelCall is.
 class AbiArgs {

@@ -172,6 +172,9 @@ struct CompileOptions {
   // capture and checks that the graph is still the same (slow; for testing
   // that a function's host state does not change what it does).
   int verify_every = 0;
+  // Let plugins that compile graphs (plugin ABI 1.1) take fused chains; off,
+  // the host runs chains on cpu memory itself and elsewhere op by op.
+  bool plugin_compilers = true;
   // Shown in log messages.
   std::string name = "compiled function";
 };

@@ -60,7 +60,7 @@
 #include <stdint.h>
 
 #define PLEXUS_ABI_MAJOR 1
-#define PLEXUS_ABI_MINOR 0
+#define PLEXUS_ABI_MINOR 1
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PLEXUS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -339,6 +339,82 @@ typedef struct plexus_backend {
   const plexus_extension* extensions;
 } plexus_backend;
 
+/* ---- Graphs (ABI 1.1, optional) ------------------------------------------ */
+
+/* A backend that compiles graphs chains a plexus_graph_extension (type
+ * PLEXUS_EXTENSION_GRAPH) to its table's `extensions`. The host offers it
+ * subgraphs of a captured call (plexus::compile): chains of elementwise ops
+ * on one of its devices today. Nodes it does not take run through ordinary
+ * dispatch, so a backend without the extension loses nothing. Everything a
+ * plexus_graph points to is valid during the call it is passed to only. */
+enum { PLEXUS_EXTENSION_GRAPH = 1 };
+
+/* Roles of a graph value. */
+enum {
+  PLEXUS_GRAPH_VALUE_INTERNAL = 0, /* made and read inside the graph only */
+  PLEXUS_GRAPH_VALUE_INPUT = 1,    /* read from inputs[input] at run */
+  PLEXUS_GRAPH_VALUE_OUTPUT = 2,   /* written to outputs[output] at run */
+  PLEXUS_GRAPH_VALUE_CONSTANT = 4  /* a number: `constant` */
+};
+
+/* One tensor of a graph. An in-place node's value is both an input and an
+ * output (role INPUT | OUTPUT): read from inputs[input], written to
+ * outputs[output], which the host binds to the same memory. */
+typedef struct plexus_graph_value {
+  plexus_dtype dtype;
+  int32_t ndim;
+  const int64_t* sizes;
+  const int64_t* strides; /* in elements: the layout the bound tensor has at
+                             every run (0 where broadcast) */
+  int32_t role;           /* PLEXUS_GRAPH_VALUE_* bits */
+  int32_t input;          /* index into run()'s inputs, or -1 */
+  int32_t output;         /* index into run()'s outputs, or -1 */
+  int32_t reserved;
+  plexus_scalar constant; /* CONSTANT: the number */
+} plexus_graph_value;
+
+/* One op of a graph, in execution order. */
+typedef struct plexus_graph_node {
+  const char* op;          /* full schema name: "mul.Tensor", "lerp_.Scalar" */
+  int32_t num_args;        /* the schema's argument count */
+  int32_t result;          /* the value it makes, or writes (in-place ops) */
+  const int32_t* args;     /* per schema argument: a value index, or -1 */
+  const plexus_value* attrs; /* per schema argument: its value where args[i] is -1
+                                (a Scalar, an int, ...); PLEXUS_VALUE_NONE otherwise */
+} plexus_graph_node;
+
+typedef struct plexus_graph {
+  size_t struct_size; /* sizeof(plexus_graph) as the host knows it */
+  int32_t device;     /* the backend's device index the graph runs on */
+  int32_t num_values;
+  const plexus_graph_value* values;
+  int32_t num_nodes;
+  int32_t num_inputs; /* run() binds this many tensors to inputs ... */
+  const plexus_graph_node* nodes;
+  int32_t num_outputs; /* ... and this many to outputs */
+  int32_t reserved;
+} plexus_graph;
+
+typedef struct plexus_graph_extension {
+  plexus_extension header; /* type PLEXUS_EXTENSION_GRAPH,
+                              struct_size = sizeof(plexus_graph_extension) */
+  void* user_data;         /* passed back to every function */
+  /* Required. Sets supported[i] to 1 for each node the backend could run
+   * inside a compiled graph (0 otherwise). The host compiles only graphs
+   * whose every node is supported. */
+  plexus_status (*supports)(void* user_data, const plexus_graph* graph, uint8_t* supported);
+  /* Required. Compiles the graph into *out (owned by the host until release). */
+  plexus_status (*compile)(void* user_data, const plexus_graph* graph, void** out);
+  /* Required. Runs a compiled graph with tensors bound to its inputs and
+   * outputs (in the graph's order; same sizes, strides and dtypes as its
+   * values), on `stream` (NULL: the default stream). May run asynchronously,
+   * as kernels do. */
+  plexus_status (*run)(void* user_data, void* compiled, const plexus_tensor* inputs,
+                       const plexus_tensor* outputs, void* stream);
+  /* Required. Frees a compiled graph (after the work using it is done). */
+  void (*release)(void* user_data, void* compiled);
+} plexus_graph_extension;
+
 /* ---- The host table ------------------------------------------------------ */
 
 enum {
@@ -425,7 +501,7 @@ typedef struct plexus_plugin_info {
 typedef const plexus_plugin_info* (*plexus_plugin_entry_fn)(uint32_t host_abi_major,
                                                             uint32_t host_abi_minor);
 
-/* ---- Pinned sizes of ABI 1.0 (LP64) ------------------------------------- */
+/* ---- Pinned sizes of ABI 1.0 and 1.1 (LP64) -------------------------------- */
 
 /* C99 has no static_assert: a negative array size fails the build instead. */
 #define PLEXUS_ABI_ASSERT_SIZE(type, size) \
@@ -440,6 +516,11 @@ PLEXUS_ABI_ASSERT_SIZE(plexus_extension, 24);
 PLEXUS_ABI_ASSERT_SIZE(plexus_backend, 184);
 PLEXUS_ABI_ASSERT_SIZE(plexus_host_api, 88);
 PLEXUS_ABI_ASSERT_SIZE(plexus_plugin_info, 48);
+/* ABI 1.1 */
+PLEXUS_ABI_ASSERT_SIZE(plexus_graph_value, 56);
+PLEXUS_ABI_ASSERT_SIZE(plexus_graph_node, 32);
+PLEXUS_ABI_ASSERT_SIZE(plexus_graph, 48);
+PLEXUS_ABI_ASSERT_SIZE(plexus_graph_extension, 64);
 #endif
 
 #ifdef __cplusplus

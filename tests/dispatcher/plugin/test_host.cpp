@@ -282,6 +282,31 @@ TEST_CASE("the host refuses bad registrations with the reason", "[plugin-host]")
     Error e = error_of([&] { init_plugin(b); });
     CHECK(e.code() == ErrorCode::InvalidArgument);
   }
+  SECTION("a graph extension (ABI 1.1) without all its functions") {
+    static plexus_graph_extension ext{};
+    ext.header.struct_size = sizeof(plexus_graph_extension);
+    ext.header.type = PLEXUS_EXTENSION_GRAPH;
+    ext.supports = [](void*, const plexus_graph*, uint8_t*) -> plexus_status { return PLEXUS_OK; };
+    ext.compile = [](void*, const plexus_graph*, void**) -> plexus_status { return PLEXUS_OK; };
+    // no run, no release
+    static plexus_backend with_ext;
+    with_ext = backend_table();
+    with_ext.name = "hosttest_graph";
+    with_ext.extensions = &ext.header;
+    static const plexus_plugin_info bad_info = {
+        sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR, "broken", "0",
+        [](const plexus_host_api* hh, void**) {
+          int32_t s;
+          return hh->register_backend(hh->host_ctx, &with_ext, &s);
+        },
+        nullptr};
+    PluginInstance b;
+    b.name = "broken";
+    b.info = &bad_info;
+    Error e = error_of([&] { init_plugin(b); });
+    CHECK(e.code() == ErrorCode::InvalidArgument);
+    CHECK_THAT(e.what(), Catch::Contains("graph extension must provide supports, compile, run and release"));
+  }
   SECTION("a kernel on the functional op instead of the out variant") {
     static const plexus_plugin_info bad_info = {
         sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR, "hosttest", "0",

@@ -115,10 +115,14 @@ class Backend {
 
   // Registers the device type `name` ([a-z][a-z0-9_]*) with the host. The
   // object must then stay put until shutdown returns: the host calls it.
-  void register_backend(const plexus_host_api* host, const char* name, uint32_t flags = 0) {
+  // `extensions` (ABI 1.1, e.g. a plexus_graph_extension) are chained to the
+  // table and must stay valid until shutdown too.
+  void register_backend(const plexus_host_api* host, const char* name, uint32_t flags = 0,
+                        const plexus_extension* extensions = nullptr) {
     host_ = host;
     name_ = name;
     fill_table(flags);
+    table_.extensions = extensions;
     slot_ = sdk::register_backend(host, table_);
   }
   // Registers Fn(impl, call) as this device type's kernel of `op` for the
