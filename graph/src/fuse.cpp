@@ -29,10 +29,6 @@ struct Group {
   std::map<int, int> written_view;    // root -> the value it is written through
 };
 
-bool same_shape(IntArrayRef a, const Shape& b) {
-  return std::equal(a.begin(), a.end(), b.begin(), b.end());
-}
-
 // A tensor argument a fused op can read: float32 (or bool for conversions and
 // masks) broadcast to `shape`, or a C++ number.
 bool fusable_input(const Graph& g, int v, const Shape& shape, Device device) {
@@ -198,39 +194,27 @@ int fuse_elementwise(Graph& g) {
     std::set<int> stores;
     for (size_t j = 0; j < g.nodes.size(); ++j) {
       if (dead[j] || j == k) continue;
-      const Node& o = g.nodes[j];
-      auto check = [&](int v) {
-        if (v >= 0 && made.contains(g.values[static_cast<size_t>(v)].root)) stores.insert(g.values[static_cast<size_t>(v)].root);
-      };
-      for (const Arg& a : o.args) {
-        if (a.kind == Arg::Kind::Value) check(a.value);
-        if (a.kind == Arg::Kind::ValueList)
-          for (int v : a.values) check(v);
-      }
-      for (int v : o.outputs) check(v);
-      for (int v : o.reads) check(v);
-      if (o.kind == NodeKind::SetGrad) {
-        check(o.target);
-        check(o.value);
-      }
+      for_each_value(g.nodes[j], [&](int v) {
+        int root = g.values[static_cast<size_t>(v)].root;
+        if (made.contains(root)) stores.insert(root);
+      });
     }
     for (int root : stores) g.nodes[k].stores.push_back(g.roots[static_cast<size_t>(root)].value);
   }
   // Result roots made by a fused member now belong to the fused node.
-  std::vector<bool> erase = dead;
   std::vector<int> new_index(g.nodes.size(), -1);
   {
     int next = 0;
     for (size_t k = 0; k < g.nodes.size(); ++k)
-      if (!erase[k]) new_index[k] = next++;
+      if (!dead[k]) new_index[k] = next++;
   }
   for (size_t k = 0; k < g.nodes.size(); ++k) {
-    if (erase[k] || g.nodes[k].kind != NodeKind::Fused) continue;
+    if (dead[k] || g.nodes[k].kind != NodeKind::Fused) continue;
     for (const Node& m : g.nodes[k].members) {
       if (m.value < 0) continue;
       Root& r = g.roots[static_cast<size_t>(g.values[static_cast<size_t>(m.value)].root)];
       if (r.kind == RootKind::Result && r.index >= 0 &&
-          (static_cast<size_t>(r.index) == k || erase[static_cast<size_t>(r.index)])) {
+          (static_cast<size_t>(r.index) == k || dead[static_cast<size_t>(r.index)])) {
         r.index = -2 - static_cast<int>(k);  // marked: fixed below
         g.value_node[static_cast<size_t>(m.value)] = static_cast<int>(k);
       }
@@ -238,7 +222,7 @@ int fuse_elementwise(Graph& g) {
   }
   std::vector<Node> kept;
   for (size_t k = 0; k < g.nodes.size(); ++k)
-    if (!erase[k]) kept.push_back(std::move(g.nodes[k]));
+    if (!dead[k]) kept.push_back(std::move(g.nodes[k]));
   for (Root& r : g.roots) {
     if (r.kind != RootKind::Result) continue;
     if (r.index <= -2) r.index = new_index[static_cast<size_t>(-2 - r.index)];

@@ -23,20 +23,6 @@ int own_root(const Graph& g, const Node& n, int index) {
   return r.kind == RootKind::Result && r.index == index ? root : -1;
 }
 
-template <typename F>
-void for_each_value(const Node& n, F&& f) {
-  for (const Arg& a : n.args) {
-    if (a.kind == Arg::Kind::Value) f(a.value);
-    if (a.kind == Arg::Kind::ValueList)
-      for (int v : a.values) f(v);
-  }
-  for (int v : n.outputs) f(v);
-  if (n.kind == NodeKind::SetGrad) {
-    f(n.target);
-    if (n.value >= 0) f(n.value);
-  }
-}
-
 // Removes the nodes marked dead, keeping Result roots' node indices right.
 void erase_nodes(Graph& g, const std::vector<bool>& dead) {
   std::vector<int> new_index(g.nodes.size(), -1);

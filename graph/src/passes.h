@@ -5,6 +5,23 @@
 
 namespace plexus::graph {
 
+// Calls f with every value node n reads or names: its tensor arguments, a
+// fused node's reads, the function's outputs, a gradient's leaf and value.
+template <typename F>
+void for_each_value(const Node& n, F&& f) {
+  for (const Arg& a : n.args) {
+    if (a.kind == Arg::Kind::Value) f(a.value);
+    if (a.kind == Arg::Kind::ValueList)
+      for (int v : a.values) f(v);
+  }
+  for (int v : n.reads) f(v);
+  for (int v : n.outputs) f(v);
+  if (n.kind == NodeKind::SetGrad) {
+    f(n.target);
+    if (n.value >= 0) f(n.value);
+  }
+}
+
 // Removes ops whose work nobody observes: pure ops (no Tensor(a!) argument)
 // whose result is never read, and writes into memory made during the call
 // that is never read afterwards. Writes into inputs and tensors made before

@@ -122,25 +122,20 @@ plexus_status run(void* ud, void* compiled, const plexus_tensor* inputs,
       return static_cast<void*>(static_cast<char*>(t.storage) +
                                 t.offset * static_cast<int64_t>(sdk::dtype_size(t.dtype)));
     };
-    for (size_t i = 0; i < c.input_slot.size(); ++i) {
-      int slot = c.input_slot[i];
-      if (slot < 0) continue;
-      if (c.bound)
-        c.chain->rebind_input(static_cast<size_t>(slot), data(inputs[i]));
-      else
-        c.chain->bind_input(static_cast<size_t>(slot),
-                            {data(inputs[i]), expanded_strides(inputs[i], shape),
-                             inputs[i].dtype == PLEXUS_DTYPE_BOOL});
-    }
-    for (size_t o = 0; o < c.output_slot.size(); ++o) {
-      int slot = c.output_slot[o];
-      if (c.bound)
-        c.chain->rebind_output(static_cast<size_t>(slot), data(outputs[o]));
-      else
-        c.chain->bind_output(static_cast<size_t>(slot),
-                             {data(outputs[o]), expanded_strides(outputs[o], shape),
-                              outputs[o].dtype == PLEXUS_DTYPE_BOOL});
-    }
+    // The first run binds each slot's layout; later runs only move it (the
+    // host binds tensors of the same layout every run).
+    auto bind = [&](const plexus_tensor& t, int slot, bool input) {
+      if (slot < 0) return;
+      const size_t k = static_cast<size_t>(slot);
+      if (c.bound) {
+        input ? c.chain->rebind_input(k, data(t)) : c.chain->rebind_output(k, data(t));
+        return;
+      }
+      sdk::FusedView v{data(t), expanded_strides(t, shape), t.dtype == PLEXUS_DTYPE_BOOL};
+      input ? c.chain->bind_input(k, std::move(v)) : c.chain->bind_output(k, std::move(v));
+    };
+    for (size_t i = 0; i < c.input_slot.size(); ++i) bind(inputs[i], c.input_slot[i], true);
+    for (size_t o = 0; o < c.output_slot.size(); ++o) bind(outputs[o], c.output_slot[o], false);
     c.bound = true;
     c.chain->run(&sdk::fused_exec);
   });

@@ -13,6 +13,11 @@ namespace py = pybind11;
 
 namespace plexus::python {
 
+// A Python bool, int or float (not a Tensor).
+bool is_number(py::handle o);
+// The number o holds, keeping its kind; TypeError when o is no number.
+Scalar scalar_of(py::handle o);
+
 // Every catalog op by its Python name ("add", "relu_", "myvendor::fused_gelu").
 bool has_op(const std::string& name);
 std::vector<std::string> op_names();

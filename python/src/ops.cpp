@@ -23,17 +23,6 @@ struct Keep {
   std::deque<std::string> strings;
 };
 
-bool is_number(py::handle o) {
-  return py::isinstance<py::bool_>(o) || py::isinstance<py::int_>(o) ||
-         py::isinstance<py::float_>(o);
-}
-
-Scalar scalar_of(py::handle o) {
-  if (py::isinstance<py::bool_>(o)) return Scalar(o.cast<bool>());
-  if (py::isinstance<py::int_>(o)) return Scalar(o.cast<int64_t>());
-  return Scalar(o.cast<double>());
-}
-
 // Converts o for argument a; false when it does not fit (the next overload may).
 bool convert(py::handle o, const Argument& a, bool numbers_as_tensors, Keep& keep, Value& out) {
   const SchemaType& t = a.type;
@@ -221,6 +210,19 @@ const std::map<std::string, std::vector<const Operator*>>& overloads() {
 }
 
 }  // namespace
+
+bool is_number(py::handle o) {
+  return py::isinstance<py::bool_>(o) || py::isinstance<py::int_>(o) ||
+         py::isinstance<py::float_>(o);
+}
+
+Scalar scalar_of(py::handle o) {
+  if (py::isinstance<py::bool_>(o)) return Scalar(o.cast<bool>());
+  if (py::isinstance<py::int_>(o)) return Scalar(o.cast<int64_t>());
+  if (py::isinstance<py::float_>(o)) return Scalar(o.cast<double>());
+  throw py::type_error(fmt::format("expected a number, got {}",
+                                   py::str(py::type::of(o)).cast<std::string>()));
+}
 
 bool has_op(const std::string& name) { return overloads().contains(name); }
 

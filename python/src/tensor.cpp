@@ -235,11 +235,34 @@ Tensor nogil(F&& f) {
 
 Tensor number_or_tensor(py::handle o) {
   if (py::isinstance<Tensor>(o)) return o.cast<Tensor>();
-  if (py::isinstance<py::bool_>(o)) return wrapped_scalar(Scalar(o.cast<bool>()));
-  if (py::isinstance<py::int_>(o)) return wrapped_scalar(Scalar(o.cast<int64_t>()));
-  if (py::isinstance<py::float_>(o)) return wrapped_scalar(Scalar(o.cast<double>()));
+  if (is_number(o)) return wrapped_scalar(scalar_of(o));
   throw py::type_error(fmt::format("expected a Tensor or a number, got {}",
                                    py::str(py::type::of(o)).cast<std::string>()));
+}
+
+// Operator methods over the C++ API (no overload search): a Tensor and a
+// Tensor or a number, run with the GIL released.
+template <typename F>
+auto binary(F f) {
+  return [f](const Tensor& a, py::handle b) {
+    Tensor o = number_or_tensor(b);
+    return nogil([&] { return f(a, o); });
+  };
+}
+template <typename F>
+auto reflected(F f) {  // 1 - x: the number comes first
+  return [f](const Tensor& a, py::handle b) {
+    Tensor o = number_or_tensor(b);
+    return nogil([&] { return f(o, a); });
+  };
+}
+template <typename F>
+auto in_place(F f) {  // x += 1 returns x itself
+  return [f](const Tensor& a, py::handle b) {
+    Tensor o = number_or_tensor(b);
+    nogil([&] { return Tensor(f(a, o)); });
+    return a;
+  };
 }
 
 }  // namespace
@@ -374,36 +397,34 @@ void bind_tensor(py::module_& m) {
           Tensor v = value.cast<Tensor>();
           nogil([&] { return view.copy_(v); });
         } else {
-          Scalar v = py::isinstance<py::bool_>(value) ? Scalar(value.cast<bool>())
-                     : py::isinstance<py::int_>(value) ? Scalar(value.cast<int64_t>())
-                                                       : Scalar(value.cast<double>());
+          Scalar v = scalar_of(value);
           nogil([&] { return view.fill_(v); });
         }
       })
       // Operators: the C++ API directly (no overload search).
-      .def("__add__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return add(a, o); }); })
-      .def("__radd__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return add(o, a); }); })
-      .def("__sub__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return sub(a, o); }); })
-      .def("__rsub__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return sub(o, a); }); })
-      .def("__mul__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return mul(a, o); }); })
-      .def("__rmul__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return mul(o, a); }); })
-      .def("__truediv__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return div(a, o); }); })
-      .def("__rtruediv__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return div(o, a); }); })
-      .def("__pow__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return pow(a, o); }); })
-      .def("__rpow__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return pow(o, a); }); })
+      .def("__add__", binary([](const Tensor& x, const Tensor& y) { return add(x, y); }))
+      .def("__radd__", reflected([](const Tensor& x, const Tensor& y) { return add(x, y); }))
+      .def("__sub__", binary([](const Tensor& x, const Tensor& y) { return sub(x, y); }))
+      .def("__rsub__", reflected([](const Tensor& x, const Tensor& y) { return sub(x, y); }))
+      .def("__mul__", binary([](const Tensor& x, const Tensor& y) { return mul(x, y); }))
+      .def("__rmul__", reflected([](const Tensor& x, const Tensor& y) { return mul(x, y); }))
+      .def("__truediv__", binary([](const Tensor& x, const Tensor& y) { return div(x, y); }))
+      .def("__rtruediv__", reflected([](const Tensor& x, const Tensor& y) { return div(x, y); }))
+      .def("__pow__", binary([](const Tensor& x, const Tensor& y) { return pow(x, y); }))
+      .def("__rpow__", reflected([](const Tensor& x, const Tensor& y) { return pow(x, y); }))
       .def("__matmul__", [](const Tensor& a, const Tensor& b) { return nogil([&] { return matmul(a, b); }); })
       .def("__neg__", [](const Tensor& a) { return nogil([&] { return neg(a); }); })
       .def("__abs__", [](const Tensor& a) { return nogil([&] { return abs(a); }); })
-      .def("__eq__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return eq(a, o); }); })
-      .def("__ne__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return ne(a, o); }); })
-      .def("__lt__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return lt(a, o); }); })
-      .def("__le__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return le(a, o); }); })
-      .def("__gt__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return gt(a, o); }); })
-      .def("__ge__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); return nogil([&] { return ge(a, o); }); })
-      .def("__iadd__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.add_(o); }); return a; })
-      .def("__isub__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.sub_(o); }); return a; })
-      .def("__imul__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.mul_(o); }); return a; })
-      .def("__itruediv__", [](const Tensor& a, py::handle b) { Tensor o = number_or_tensor(b); nogil([&] { return a.div_(o); }); return a; })
+      .def("__eq__", binary([](const Tensor& x, const Tensor& y) { return eq(x, y); }))
+      .def("__ne__", binary([](const Tensor& x, const Tensor& y) { return ne(x, y); }))
+      .def("__lt__", binary([](const Tensor& x, const Tensor& y) { return lt(x, y); }))
+      .def("__le__", binary([](const Tensor& x, const Tensor& y) { return le(x, y); }))
+      .def("__gt__", binary([](const Tensor& x, const Tensor& y) { return gt(x, y); }))
+      .def("__ge__", binary([](const Tensor& x, const Tensor& y) { return ge(x, y); }))
+      .def("__iadd__", in_place([](const Tensor& x, const Tensor& y) { return x.add_(y); }))
+      .def("__isub__", in_place([](const Tensor& x, const Tensor& y) { return x.sub_(y); }))
+      .def("__imul__", in_place([](const Tensor& x, const Tensor& y) { return x.mul_(y); }))
+      .def("__itruediv__", in_place([](const Tensor& x, const Tensor& y) { return x.div_(y); }))
       .def("__hash__", [](const Tensor& s) { return reinterpret_cast<uintptr_t>(s.impl()); })
       // Ops whose name is no attribute (vendors' "ns::op"): x.__getattr__("ns::op").
       .def("__getattr__", [](py::object self, const std::string& name) -> py::object {
@@ -455,24 +476,21 @@ void bind_tensor(py::module_& m) {
   }
   m.def("full", [](std::vector<int64_t> size, py::handle value, std::optional<DType> dtype,
                    std::optional<std::string> device, bool requires_grad) {
-          Tensor v = number_or_tensor(value);
+          Scalar v = scalar_of(value);
           DType fallback = py::isinstance<py::float_>(value) ? DType::F32
                            : py::isinstance<py::bool_>(value) ? DType::Bool : DType::I64;
-          return finish(full(size, v.item(), options_of(dtype, device, fallback)), requires_grad);
+          return finish(full(size, v, options_of(dtype, device, fallback)), requires_grad);
         }, py::arg("size"), py::arg("fill_value"), py::kw_only(), py::arg("dtype") = py::none(),
         py::arg("device") = py::none(), py::arg("requires_grad") = false);
   m.def("zeros_like", [](const Tensor& t) { return zeros(t.sizes(), {t.dtype(), t.device()}); });
   m.def("ones_like", [](const Tensor& t) { return ones(t.sizes(), {t.dtype(), t.device()}); });
   m.def("arange", [](py::handle start, py::handle end, py::handle step, std::optional<DType> dtype,
                      std::optional<std::string> device) {
-          auto scalar = [](py::handle o) {
-            return py::isinstance<py::int_>(o) ? Scalar(o.cast<int64_t>()) : Scalar(o.cast<double>());
-          };
-          Scalar s0 = end.is_none() ? Scalar(int64_t(0)) : scalar(start);
-          Scalar s1 = end.is_none() ? scalar(start) : scalar(end);
+          Scalar s0 = end.is_none() ? Scalar(int64_t(0)) : scalar_of(start);
+          Scalar s1 = end.is_none() ? scalar_of(start) : scalar_of(end);
           std::optional<TensorOptions> o;
           if (dtype || device) o = options_of(dtype, device, s0.is_floating() || s1.is_floating() ? DType::F32 : DType::I64);
-          return arange(s0, s1, scalar(step), o);
+          return arange(s0, s1, scalar_of(step), o);
         }, py::arg("start"), py::arg("end") = py::none(), py::arg("step") = 1, py::kw_only(),
         py::arg("dtype") = py::none(), py::arg("device") = py::none());
 
