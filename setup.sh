@@ -26,6 +26,7 @@ packages=(
   mesa-vulkan-drivers  # lavapipe, the CPU Vulkan device conformance.vulkan runs on
   libboost-context-dev  # fibers of the SIMT emulation (plugins/cuda/simt)
   hipcc libamdhip64-dev  # the hip plugin (plugins/hip): 103 MB download, 656 MB with clang-15
+  libopenmpi-dev openmpi-bin  # plexus::distributed and its tests (mpirun -np 2)
   libtorch-dev  # libtorch 1.13: the oracle of tests/parity and the peer of plexus-bench-train
   python3-dev pybind11-dev python3-numpy python3-pytest  # the plexus Python package and its tests
   python3-torch  # the Python tests' DLPack peer and bench/python_overhead.py's (the same torch 1.13)

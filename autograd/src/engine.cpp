@@ -3,6 +3,7 @@
 // gradients that reach each node, with grad mode off.
 #include <fmt/format.h>
 
+#include <functional>
 #include <queue>
 #include <unordered_map>
 #include <unordered_set>
@@ -71,7 +72,17 @@ struct Run {
   std::vector<Tensor>* captured = nullptr;
 };
 
+// The callbacks queued during the backward pass running on this thread.
+thread_local std::vector<std::function<void()>>* t_callbacks = nullptr;
+
 void run(Run& r) {
+  std::vector<std::function<void()>> callbacks;
+  std::vector<std::function<void()>>* outer = t_callbacks;
+  t_callbacks = &callbacks;
+  struct Restore {
+    std::vector<std::function<void()>>* outer;
+    ~Restore() { t_callbacks = outer; }
+  } restore{outer};
   NoGradGuard no_grad;  // backward ops record nothing (create_graph is not supported yet)
   std::unordered_map<Node*, int> deps = dependencies(r.roots);
   std::unordered_map<Node*, Tensor> buffers;
@@ -111,6 +122,10 @@ void run(Run& r) {
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
+  for (size_t i = 0; i < callbacks.size(); ++i) {
+    std::function<void()> cb = std::move(callbacks[i]);  // a callback may queue more
+    cb();
+  }
 }
 
 Edge root_edge(const Tensor& t, size_t i) {
@@ -124,6 +139,12 @@ Edge root_edge(const Tensor& t, size_t i) {
 }
 
 }  // namespace
+
+void queue_callback(std::function<void()> callback) {
+  PLEXUS_CHECK(t_callbacks != nullptr, ErrorCode::InvalidArgument,
+               "queue_callback outside a backward pass: call it from a hook that backward runs");
+  t_callbacks->push_back(std::move(callback));
+}
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
               bool retain_graph) {

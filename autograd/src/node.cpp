@@ -26,6 +26,7 @@ class AccumulateGrad final : public Node {
     Tensor g = conform(grad, InputInfo::of(leaf), *this);
     m->grad = m->grad.defined() ? add(m->grad, g) : g.detach();
     if (plexus::detail::g_grad_set_hook) plexus::detail::g_grad_set_hook(leaf, m->grad);
+    for (auto& hook : m->post_accumulate_hooks) hook(leaf);
     return {};
   }
 

@@ -75,4 +75,12 @@ size_t Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   return e.fn->pre_hooks().size() - 1;
 }
 
+void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {
+  PLEXUS_CHECK(requires_grad() && is_leaf(), ErrorCode::InvalidArgument,
+               "register_post_accumulate_grad_hook on {}: only leaves that require grad "
+               "accumulate gradients",
+               str());
+  autograd::meta_of(*this).post_accumulate_hooks.push_back(std::move(hook));
+}
+
 }  // namespace plexus

@@ -90,6 +90,13 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
                          bool allow_unused = false);
 
+// Runs `callback` once the backward pass that is running on this thread has
+// finished with every node (PyTorch's queue_callback): how a hook that started
+// work during backward (DistributedDataParallel's gradient all-reduce) waits
+// for it. Callbacks run in the order queued; one may queue another. Throws
+// outside a backward pass.
+void queue_callback(std::function<void()> callback);
+
 // Checks the gradients of fn at `inputs` (float64 tensors on the cpu; those
 // that require grad are checked) against central differences, element by
 // element. Throws plexus::Error naming the input, element and both values at
@@ -135,6 +142,8 @@ struct AutogradMeta {
   bool is_view = false;                      // made by a view of a tensor that requires grad
   // Leaves with hooks: keeps their accumulator (and its hooks) alive.
   std::shared_ptr<autograd::Node> keep_accumulator;
+  // Leaves: run with the leaf after backward added a gradient to its grad().
+  std::vector<std::function<void(const Tensor&)>> post_accumulate_hooks;
 };
 
 }  // namespace plexus

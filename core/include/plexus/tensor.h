@@ -192,6 +192,9 @@ class Tensor {
   // Runs `hook` with this tensor's gradient whenever one is computed; a
   // defined result replaces the gradient. Returns the hook's handle.
   size_t register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  // Leaves only: runs `hook` with this tensor each time backward has added a
+  // gradient to its grad() (PyTorch's register_post_accumulate_grad_hook).
+  void register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const;
 
  private:
   boost::intrusive_ptr<TensorImpl> impl_;
