@@ -46,6 +46,14 @@ if(TARGET plexus-conformance)
   set_target_properties(plexus-conformance PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")
   install(TARGETS plexus-conformance RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR})
 endif()
+# plexus::distributed (when MPI was found): the CLI links it to list the
+# communication backends. Not exported in the Plexus package yet: its users
+# would also need MPI's CMake targets.
+if(TARGET plexus-distributed)
+  install(TARGETS plexus-distributed LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+  install(DIRECTORY ${PROJECT_SOURCE_DIR}/distributed/include/ DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+    FILES_MATCHING PATTERN "*.h")
+endif()
 # `plexus bench` runs the plexus-bench installed beside it.
 if(TARGET plexus-bench)
   set_target_properties(plexus-bench PROPERTIES INSTALL_RPATH "$ORIGIN/${bin_to_lib}")

@@ -548,6 +548,8 @@ std::vector<CommBackendInfo> comm_backends() {
   out.push_back({"mpi", detail::mpi_version(),
                  "cpu directly; every other device type through host memory (not GPU-aware)",
                  true});
+  out.push_back({"nccl", "not built: plexus has no NCCL backend yet (cuda tensors use mpi)",
+                 "cuda directly", false});
   Registry& r = registry();
   std::lock_guard lk(r.mu);
   for (auto& [i, f] : r.backends) out.push_back(i);

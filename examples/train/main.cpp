@@ -5,10 +5,17 @@
 //
 //   plexus-example-train [--config plexus.toml] [--epochs 100] [--out DIR]
 //                        [--compile [--print-graphs]]
+//   mpirun -np N plexus-example-train --distributed [--batch 32] ...
 //
 // --compile runs each training step through plexus::compile (capturable
 // Adam): the step is captured as one graph of forward, backward and optimizer
 // ops, and replayed; --print-graphs prints each compiled graph as a table.
+//
+// --distributed trains data-parallel across the ranks mpirun starts
+// (plexus::distributed, DistributedDataParallel): each mini-batch of
+// batch x N rows is cut into N shards, one per rank, and the gradients are
+// averaged, so N ranks with --batch B train like one process with batch N*B.
+// Rank 0 prints and writes the results.
 //
 // Data: 1000 samples of 10 features, y = X w + 0.1 noise (seeded); 80/20
 // train/test split; features standardized with the training set's statistics.
@@ -32,6 +39,9 @@
 #include "simple_nn.h"
 #include "plexus/autograd.h"
 #include "plexus/data.h"
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+#include "plexus/distributed.h"
+#endif
 #include "plexus/graph.h"
 #include "plexus/nn.h"
 #include "plexus/ops.h"
@@ -52,6 +62,15 @@ struct Args {
   std::string out;  // empty: the temporary directory
   bool compile = false;
   bool print_graphs = false;
+  bool distributed = false;
+};
+
+// The ranks of a --distributed run (1 of 1 otherwise).
+struct World {
+  int rank = 0, size = 1;
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  distributed::ProcessGroup* group = nullptr;
+#endif
 };
 
 struct Data {
@@ -75,15 +94,25 @@ struct EpochLosses {
   double train, validation;
 };
 
-// A model, its Adam and its training step, compiled or not.
+// A model, its Adam and its training step, compiled, data-parallel or plain.
 struct Trainer {
-  train::SimpleNN model;
+  std::shared_ptr<train::SimpleNN> owned;
+  train::SimpleNN& model;
   optim::Adam opt;
   std::optional<graph::Compiled<std::function<Tensor(const Tensor&, const Tensor&)>>> compiled;
+  const World& world;
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  std::optional<distributed::DistributedDataParallel> ddp;
+#endif
 
-  Trainer(Generator& gen, Device device, const Args& a, const std::string& name)
-      : model(gen, device),
-        opt(model.named_parameters(), {.lr = 1e-3, .capturable = a.compile}) {
+  Trainer(Generator& gen, Device device, const Args& a, const std::string& name, const World& w)
+      : owned(std::make_shared<train::SimpleNN>(gen, device)),
+        model(*owned),
+        opt(model.named_parameters(), {.lr = 1e-3, .capturable = a.compile}),
+        world(w) {
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+    if (w.group) ddp.emplace(owned, *w.group);
+#endif
     if (!a.compile) return;
     std::function<Tensor(const Tensor&, const Tensor&)> fn = [this](const Tensor& x,
                                                                      const Tensor& y) {
@@ -103,6 +132,18 @@ struct Trainer {
   Tensor step(const Tensor& x, const Tensor& y) {
     return compiled ? (*compiled)(x, y) : eager_step(x, y);
   }
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  // This rank's shard of a global batch of `global` rows: its summed squared
+  // error scaled by world / global, so DDP's average over the ranks is the
+  // global batch's mean. Returns the shard's summed squared error.
+  Tensor shard_step(const Tensor& x, const Tensor& y, int64_t global) {
+    Tensor sse = mse_loss((*ddp)(x), y, /*reduction sum*/ 2);
+    opt.zero_grad();
+    mul(sse, double(world.size) / double(global)).backward();
+    opt.step();
+    return sse.detach();
+  }
+#endif
 };
 
 // One epoch of mini-batch Adam over (x, y) in a shuffled order; returns the
@@ -112,6 +153,21 @@ double train_epoch(Trainer& t, const Tensor& x, const Tensor& y, int64_t batch, 
   data::Indices order = randperm(n, gen);
   Tensor xs = data::take_rows(x, order), ys = data::take_rows(y, order);
   Tensor total = zeros({}, {DType::F32, x.device()});
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  if (t.ddp) {
+    // Global batches of batch x ranks rows; rank r takes the r-th of N nearly equal shards.
+    const int64_t global = batch * t.world.size;
+    for (int64_t start = 0; start < n; start += global) {
+      int64_t len = std::min(global, n - start);
+      int64_t from = start + len * t.world.rank / t.world.size;
+      int64_t to = start + len * (t.world.rank + 1) / t.world.size;
+      Tensor sse = t.shard_step(xs.narrow(0, from, to - from), ys.narrow(0, from, to - from), len);
+      total = add(total, sse);
+    }
+    t.world.group->all_reduce(total);
+    return total.item<double>() / static_cast<double>(n);
+  }
+#endif
   for (int64_t start = 0; start < n; start += batch) {
     int64_t len = std::min(batch, n - start);
     Tensor xb = xs.narrow(0, start, len), yb = ys.narrow(0, start, len);
@@ -139,6 +195,16 @@ double evaluate(train::SimpleNN& model, const Tensor& x, const Tensor& y) {
 }
 
 int run(const Args& a) {
+  World world;
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  if (a.distributed) {
+    world.group = &distributed::init_process_group();
+    world.rank = world.group->rank();
+    world.size = world.group->size();
+  }
+#endif
+  // Rank 0 reports; the other ranks train silently.
+  const bool report = world.rank == 0;
   std::optional<Runtime> runtime;
   try {
     runtime.emplace(RuntimeOptions{a.config});
@@ -149,7 +215,13 @@ int run(const Args& a) {
     return 77;
   }
   const Device device = runtime->device();
+  // Rank 0 prints; the others say nothing (errors still reach stderr).
+  if (!report && !std::freopen("/dev/null", "w", stdout)) return 1;
   std::printf("device: %s\n", device.str().c_str());
+  if (a.distributed)
+    std::printf("distributed: %d ranks, %lld rows per rank and step (global batch %lld)\n",
+                world.size, static_cast<long long>(a.batch),
+                static_cast<long long>(a.batch * world.size));
   auto t0 = std::chrono::steady_clock::now();
   Data d = make_data(a, device);
   std::printf("data: 1000 samples x 10 features, %lld train / %lld test, standardized\n",
@@ -166,7 +238,7 @@ int run(const Args& a) {
     Tensor xt = data::take_rows(d.x_train, folds[k].train), yt = data::take_rows(d.y_train, folds[k].train);
     Tensor xv = data::take_rows(d.x_train, folds[k].validation),
            yv = data::take_rows(d.y_train, folds[k].validation);
-    Trainer t(gen, device, a, fmt::format("fold {} step", k + 1));
+    Trainer t(gen, device, a, fmt::format("fold {} step", k + 1), world);
     train::SimpleNN& model = t.model;
     for (int e = 0; e < a.epochs; ++e) {
       double train = train_epoch(t, xt, yt, a.batch, gen);
@@ -182,7 +254,7 @@ int run(const Args& a) {
     totals.add(t);
   }
   // The final model: the whole training set, then the held-out test set.
-  Trainer final_trainer(gen, device, a, "final step");
+  Trainer final_trainer(gen, device, a, "final step", world);
   train::SimpleNN& model = final_trainer.model;
   for (int e = 0; e < a.epochs; ++e) {
     train_epoch(final_trainer, d.x_train, d.y_train, a.batch, gen);
@@ -210,6 +282,7 @@ int run(const Args& a) {
                 static_cast<unsigned long long>(totals.captures),
                 static_cast<unsigned long long>(totals.eager));
 
+  if (!report) return 0;
   std::filesystem::path dir =
       a.out.empty() ? std::filesystem::temp_directory_path() : std::filesystem::path(a.out);
   std::filesystem::create_directories(dir);
@@ -249,8 +322,20 @@ int main(int argc, char** argv) {
   app.add_flag("--print-graphs", a.print_graphs,
                "with --compile: print each compiled graph as a table (also PLEXUS_PRINT_GRAPHS=1)")
       ->needs(app.get_option("--compile"));
+  app.add_flag("--distributed", a.distributed,
+               "train data-parallel across the ranks of mpirun -np N (--batch is per rank)");
   try {
     app.parse(argc, argv);
+#ifndef PLEXUS_HAVE_DISTRIBUTED
+    if (a.distributed)
+      throw CLI::ValidationError("--distributed",
+                                 "this build has no plexus::distributed (MPI was not found "
+                                 "when it was configured: apt-get install libopenmpi-dev)");
+#endif
+    if (a.distributed && a.compile)
+      throw CLI::ValidationError("--distributed",
+                                 "cannot be combined with --compile yet: a compiled step cannot "
+                                 "replay the gradient all-reduce");
   } catch (const CLI::ParseError& e) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;

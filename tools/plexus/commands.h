@@ -27,4 +27,13 @@ int bench(const std::vector<std::string>& args);
 // per-op table (JSON with `json`) to stderr, or to `output` when given.
 int profile(const std::vector<std::string>& command, bool json, const std::string& output);
 
+// The communication backends of plexus::distributed (comm.cpp): name, whether
+// it can be used, its library version (or why not), and what it serves.
+struct CommLine {
+  std::string name;
+  bool available = false;
+  std::string detail, serves;
+};
+std::vector<CommLine> comm_backend_lines();
+
 }  // namespace plexus::cli

@@ -68,8 +68,13 @@ int devices(bool json, const std::string& config_path) {
                     {"status", plugin_state_name(p.state)},         {"reason", reason},
                     {"abi", p.abi},        {"version", p.version},  {"devices", devs}});
   }
+  nlohmann::json comm = nlohmann::json::array();
+  for (const CommLine& c : comm_backend_lines())
+    comm.push_back({{"name", c.name}, {"available", c.available}, {"detail", c.detail},
+                    {"serves", c.serves}});
   if (json) {
-    fmt::print("{}\n", nlohmann::json{{"host", core}, {"plugins", list}}.dump(2));
+    fmt::print("{}\n",
+               nlohmann::json{{"host", core}, {"plugins", list}, {"comm_backends", comm}}.dump(2));
     return 0;
   }
   fmt::print("{:<12} {:<12} {:<10} {}\n", "DEVICE", "TYPE", "MEMORY", "NAME");
@@ -93,6 +98,12 @@ int devices(bool json, const std::string& config_path) {
     std::string name = p["name"];
     fmt::print("{:<{}} {:<9} {}\n", name.empty() ? "?" : name, w, status, detail);
   }
+  // plexus::distributed's backends, chosen per device type like device backends.
+  fmt::print("\n{:<{}} {:<9} {}\n", "COMM", w, "STATUS", "SERVES; DETAIL");
+  for (auto& c : comm)
+    fmt::print("{:<{}} {:<9} {}; {}\n", c["name"].get<std::string>(), w,
+               c["available"].get<bool>() ? "ready" : "missing", c["serves"].get<std::string>(),
+               c["detail"].get<std::string>());
   return 0;
 }
 

@@ -104,6 +104,10 @@ int doctor(const std::string& config_path) {
     fmt::print(
         "  none: put plugins (libplexus-NAME.so with NAME.json) in a directory above,\n"
         "  or name one in PLEXUS_PLUGIN_PATH\n");
+  fmt::print("\nCommunication backends (plexus::distributed, for mpirun jobs):\n");
+  for (const CommLine& c : comm_backend_lines())
+    fmt::print("  {:<9} {:<5} {}; serves {}\n", c.available ? "ok" : "missing", c.name, c.detail,
+               c.serves);
   bool device_ok = print_device(rt, device_error);
   std::string verdict = problems ? fmt::format("{} plugin(s) failed to load; see above.", problems)
                                  : std::string("No problems found.");
