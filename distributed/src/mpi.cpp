@@ -13,6 +13,7 @@
 
 #include "internal.h"
 #include "plexus/error.h"
+#include "plexus/dtype_dispatch.h"
 #include "plexus/half.h"
 
 namespace plexus::distributed::detail {
@@ -70,27 +71,13 @@ bool g_we_initialized = false;
 
 // Average is Sum followed by a division (by the rank count) on the host.
 void divide(void* data, int64_t count, DType t, int size) {
-  auto scale = [&](auto* p) {
-    using T = std::remove_pointer_t<decltype(p)>;
-    for (int64_t i = 0; i < count; ++i) p[i] = T(float(p[i]) / float(size));
-  };
-  switch (t) {
-    case DType::F32: {
-      float* p = static_cast<float*>(data);
-      for (int64_t i = 0; i < count; ++i) p[i] /= float(size);
-      break;
-    }
-    case DType::F64: {
-      double* p = static_cast<double*>(data);
-      for (int64_t i = 0; i < count; ++i) p[i] /= double(size);
-      break;
-    }
-    case DType::F16: scale(static_cast<Half*>(data)); break;
-    case DType::BF16: scale(static_cast<BFloat16*>(data)); break;
-    default:
-      fail(ErrorCode::Unsupported, "average of {} tensors: only floating tensors average",
-           dtype_name(t));
-  }
+  PLEXUS_CHECK(is_floating(t), ErrorCode::Unsupported,
+               "average of {} tensors: only floating tensors average", dtype_name(t));
+  visit_dtype(t, [&](auto tag) {
+    using T = decltype(tag);
+    T* p = static_cast<T*>(data);
+    for (int64_t i = 0; i < count; ++i) p[i] = T(double(p[i]) / double(size));
+  });
 }
 
 class MpiBackend final : public CommBackend {

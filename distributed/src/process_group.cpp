@@ -17,7 +17,6 @@
 #include "plexus/env.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
-#include "plexus/log.h"
 #include "plexus/ops.h"
 #include "plexus/random.h"
 
@@ -246,18 +245,18 @@ class WorkImpl final : public Work {
 };
 
 std::chrono::milliseconds default_timeout() {
-  if (const char* v = std::getenv("PLEXUS_DIST_TIMEOUT"); v && *v) {
+  if (std::optional<std::string> v = env_var("PLEXUS_DIST_TIMEOUT"); v && !v->empty()) {
     char* end = nullptr;
-    double s = std::strtod(v, &end);
+    double s = std::strtod(v->c_str(), &end);
     PLEXUS_CHECK(end && *end == '\0' && s > 0, ErrorCode::InvalidArgument,
-                 "PLEXUS_DIST_TIMEOUT={}: expected a positive number of seconds", v);
+                 "PLEXUS_DIST_TIMEOUT={}: expected a positive number of seconds", *v);
     return std::chrono::milliseconds(int64_t(s * 1000));
   }
   return std::chrono::seconds(300);
 }
 
 bool default_check() {
-  if (const char* v = std::getenv("PLEXUS_DIST_CHECK"); v && *v) return std::string(v) != "0";
+  if (std::optional<std::string> v = env_var("PLEXUS_DIST_CHECK"); v && !v->empty()) return *v != "0";
 #ifdef NDEBUG
   return false;
 #else
@@ -362,19 +361,20 @@ void tell_capture(const Tensor& t, const char* what) {
 }  // namespace
 
 // Builds and queues one operation. `in` is read, `out` written (for in-place
-// collectives they are the same tensor).
+// collectives they are the same tensor); errors and checks describe `in`, or
+// `out` when there is no input (recv).
 static WorkPtr issue(ProcessGroup::Impl& g, Kind kind, const Tensor& in, const Tensor& out,
-                     int64_t count, ReduceOp reduce, int peer, int tag, const Tensor& described) {
+                     int64_t count, ReduceOp reduce, int peer, int tag) {
+  const Tensor& described = in.defined() ? in : out;
   auto op = std::make_shared<Op>();
   op->kind = kind;
   op->reduce = reduce;
   op->peer = peer;
   op->tag = tag;
   op->count = count;
-  const Tensor& any = in.defined() ? in : out;
-  if (any.defined()) {
-    op->dtype = any.dtype();
-    DeviceType type = any.device().type;
+  if (described.defined()) {
+    op->dtype = described.dtype();
+    DeviceType type = described.device().type;
     CommBackend* b = g.backend_of(type);
     op->backend = b;
     bool direct = b->serves(type);
@@ -432,7 +432,7 @@ WorkPtr ProcessGroup::all_reduce_async(const Tensor& t, ReduceOp op) {
   check_tensor(t, "all_reduce", "tensor");
   check_reduce(t, op, "all_reduce");
   tell_capture(t, "distributed all_reduce");
-  return issue(*impl_, Kind::AllReduce, t, t, t.numel(), op, 0, 0, t);
+  return issue(*impl_, Kind::AllReduce, t, t, t.numel(), op, 0, 0);
 }
 
 WorkPtr ProcessGroup::broadcast_async(const Tensor& t, int root) {
@@ -440,7 +440,7 @@ WorkPtr ProcessGroup::broadcast_async(const Tensor& t, int root) {
   check_rank(root, size_, "broadcast", "root");
   tell_capture(t, "distributed broadcast");
   // The root only reads; the others only write (a broadcast is in place).
-  return issue(*impl_, Kind::Broadcast, t, t, t.numel(), ReduceOp::Sum, root, 0, t);
+  return issue(*impl_, Kind::Broadcast, t, t, t.numel(), ReduceOp::Sum, root, 0);
 }
 
 WorkPtr ProcessGroup::all_gather_async(const Tensor& out, const Tensor& in) {
@@ -456,7 +456,7 @@ WorkPtr ProcessGroup::all_gather_async(const Tensor& out, const Tensor& in) {
                    "...])",
                    shape_str(out.sizes()), size_, shape_str(in.sizes()), size_);
   tell_capture(in, "distributed all_gather");
-  return issue(*impl_, Kind::AllGather, in, out, in.numel(), ReduceOp::Sum, 0, 0, in);
+  return issue(*impl_, Kind::AllGather, in, out, in.numel(), ReduceOp::Sum, 0, 0);
 }
 
 Tensor ProcessGroup::all_gather(const Tensor& in) {
@@ -479,11 +479,11 @@ WorkPtr ProcessGroup::reduce_scatter_async(const Tensor& out, const Tensor& in, 
                    "reduce_scatter: in {} must hold {} blocks of out {} along dim 0", shape_str(in.sizes()),
                    size_, shape_str(out.sizes()));
   tell_capture(in, "distributed reduce_scatter");
-  return issue(*impl_, Kind::ReduceScatter, in, out, out.numel(), op, 0, 0, in);
+  return issue(*impl_, Kind::ReduceScatter, in, out, out.numel(), op, 0, 0);
 }
 
 WorkPtr ProcessGroup::barrier_async() {
-  return issue(*impl_, Kind::Barrier, Tensor(), Tensor(), 0, ReduceOp::Sum, 0, 0, Tensor());
+  return issue(*impl_, Kind::Barrier, Tensor(), Tensor(), 0, ReduceOp::Sum, 0, 0);
 }
 
 WorkPtr ProcessGroup::send_async(const Tensor& t, int dst, int tag) {
@@ -493,7 +493,7 @@ WorkPtr ProcessGroup::send_async(const Tensor& t, int dst, int tag) {
                    "run one at a time, so the matching recv could never run)", rank_);
   PLEXUS_CHECK_ARG(tag >= 0, "tag", "send: tag {} is negative", tag);
   tell_capture(t, "distributed send");
-  return issue(*impl_, Kind::Send, t, Tensor(), t.numel(), ReduceOp::Sum, dst, tag, t);
+  return issue(*impl_, Kind::Send, t, Tensor(), t.numel(), ReduceOp::Sum, dst, tag);
 }
 
 WorkPtr ProcessGroup::recv_async(const Tensor& t, int src, int tag) {
@@ -502,7 +502,7 @@ WorkPtr ProcessGroup::recv_async(const Tensor& t, int src, int tag) {
   PLEXUS_CHECK_ARG(src != rank_, "src", "recv: rank {} receiving from itself", rank_);
   PLEXUS_CHECK_ARG(tag >= 0, "tag", "recv: tag {} is negative", tag);
   tell_capture(t, "distributed recv");
-  return issue(*impl_, Kind::Recv, Tensor(), t, t.numel(), ReduceOp::Sum, src, tag, t);
+  return issue(*impl_, Kind::Recv, Tensor(), t, t.numel(), ReduceOp::Sum, src, tag);
 }
 
 // --- the default group and the backend registry ---------------------------
