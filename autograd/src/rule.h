@@ -112,5 +112,7 @@ void add_compare_rules(RuleTable& t);
 void add_layer_norm_rules(RuleTable& t);
 void add_embedding_rules(RuleTable& t);
 void add_shape_rules(RuleTable& t);
+void add_conv_rules(RuleTable& t);
+void add_pool_rules(RuleTable& t);
 
 }  // namespace plexus::autograd

@@ -1,5 +1,6 @@
 // max_pool2d: the max over each window, separable into a pass down the
-// window's rows and one across its columns.
+// window's rows and one across its columns. max_pool2d_backward: each
+// window's gradient added at its maximum, found again in self.
 #include <algorithm>
 #include <limits>
 #include <string>
@@ -106,10 +107,80 @@ void max_pool2d_out(const plexus_kernel_call& call) {
   });
 }
 
+// One plane (n, c) of max_pool2d_backward: for each window, the first tap
+// inside the input holding its maximum (a NaN before any number), which
+// gets the window's gradient; taps shared by windows add up, in C.
+template <typename T>
+void max_pool2d_backward(const plexus_tensor& grad, const plexus_tensor& self, const Pool& p,
+                         const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> gv(grad), in(self);
+  sdk::TensorView<T> o(out);
+  if (o.numel() == 0) return;
+  const int64_t channels = self.sizes[1], H = self.sizes[2], W = self.sizes[3];
+  const int64_t OH = grad.sizes[2], OW = grad.sizes[3];
+  const int64_t *is = self.strides, *gs = grad.strides, *os = out.strides;
+  const int64_t planes = self.sizes[0] * channels;
+  std::vector<C> scratch(static_cast<size_t>(parts_for(planes) * H * W));
+  parallel_parts(planes, (OH * OW * p.kernel[0] * p.kernel[1]) + H * W,
+                 [&](int64_t part, int64_t b, int64_t e) {
+    C* acc = scratch.data() + part * H * W;
+    for (int64_t nc = b; nc < e; ++nc) {
+      const int64_t n = nc / channels, c = nc % channels;
+      const T* ip = in.data() + n * is[0] + c * is[1];
+      const T* gp = gv.data() + n * gs[0] + c * gs[1];
+      T* op = o.data() + n * os[0] + c * os[1];
+      std::fill(acc, acc + H * W, C(0));
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        int64_t h0 = oh * p.stride[0] - p.padding[0], ilo, ihi;
+        taps(h0, p.kernel[0], p.dilation[0], H, ilo, ihi);
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          int64_t w0 = ow * p.stride[1] - p.padding[1], jlo, jhi;
+          taps(w0, p.kernel[1], p.dilation[1], W, jlo, jhi);
+          int64_t best = -1;
+          C m = 0;
+          for (int64_t i = ilo; i < ihi; ++i) {
+            const int64_t h = h0 + i * p.dilation[0];
+            for (int64_t j = jlo; j < jhi; ++j) {
+              const int64_t w = w0 + j * p.dilation[1];
+              C v = static_cast<C>(ip[h * is[2] + w * is[3]]);
+              if (best < 0 || (m == m && (v > m || v != v))) {
+                best = h * W + w;
+                m = v;
+              }
+            }
+          }
+          if (best >= 0) acc[best] += static_cast<C>(gp[oh * gs[2] + ow * gs[3]]);
+        }
+      }
+      for (int64_t h = 0; h < H; ++h) scatter(acc + h * W, W, op + h * os[2], os[3]);
+    }
+  });
+}
+
+// max_pool2d_backward.out(grad_output, self, kernel_size, stride, padding,
+// dilation, ceil_mode, out)
+void max_pool2d_backward_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& grad = a.tensor(0);
+  const plexus_tensor& self = a.tensor(1);
+  const plexus_tensor& out = a.tensor(7);
+  const Pool p = sdk::read_max_pool2d_backward_window(a);
+  sdk::visit_dtype(self.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      max_pool2d_backward<T>(grad, self, p, out);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("max_pool2d_backward: ") +
+                                              sdk::dtype_name(self.dtype) + " is not floating");
+  });
+}
+
 }  // namespace
 
 void register_pool(CpuBackend& b) {
   b.register_kernel<&max_pool2d_out>("max_pool2d.out", sdk::kFloatingDTypes);
+  b.register_kernel<&max_pool2d_backward_out>("max_pool2d_backward.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -77,6 +77,17 @@ const Tensor& conv2d_out(const Tensor& out, const Tensor& input, const Tensor& w
                          const Tensor& bias = {}, IntArrayRef stride = {1, 1},
                          IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
                          int64_t groups = 1);
+// The gradients of conv2d's result with respect to its input and its weight,
+// given grad_output of the result's shape [N, C_out, oH, oW] (4-D only), the
+// forward's input or weight sizes and its stride, padding, dilation and groups.
+Tensor conv2d_backward_input(const Tensor& grad_output, const Tensor& weight,
+                             IntArrayRef input_size, IntArrayRef stride = {1, 1},
+                             IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
+                             int64_t groups = 1);
+Tensor conv2d_backward_weight(const Tensor& grad_output, const Tensor& input,
+                              IntArrayRef weight_size, IntArrayRef stride = {1, 1},
+                              IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
+                              int64_t groups = 1);
 // 2-D max pooling of [N, C, H, W] (or [C, H, W]); an empty stride means kernel_size.
 Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {},
                   IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
@@ -84,6 +95,12 @@ Tensor max_pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
 const Tensor& max_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef kernel_size,
                              IntArrayRef stride = {}, IntArrayRef padding = {0, 0},
                              IntArrayRef dilation = {1, 1}, bool ceil_mode = false);
+// The gradient of max_pool2d's result with respect to self (4-D only): each
+// window's grad_output goes to its maximum (first on ties, NaN first).
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           IntArrayRef kernel_size, IntArrayRef stride = {},
+                           IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
+                           bool ceil_mode = false);
 // Rows of weight [num, dim] picked by int32/int64 indices: indices.shape + [dim].
 // padding_idx (-1: none) and the flags only matter for gradients.
 Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_idx = -1,

@@ -22,4 +22,13 @@ const Tensor& max_pool2d_out(const Tensor& out, const Tensor& self, IntArrayRef 
                     Value::boolean(ceil_mode), Value::tensor(u ? detail::batched(out) : out)});
   return out;
 }
+Tensor max_pool2d_backward(const Tensor& grad_output, const Tensor& self,
+                           IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                           IntArrayRef dilation, bool ceil_mode) {
+  static const Operator& op = detail::op("max_pool2d_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(self),
+                           Value::int_list(kernel_size), Value::int_list(stride),
+                           Value::int_list(padding), Value::int_list(dilation),
+                           Value::boolean(ceil_mode)});
+}
 }  // namespace plexus
