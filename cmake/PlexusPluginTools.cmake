@@ -162,11 +162,14 @@ endfunction()
 # never as passed. GRAD also registers `conformance.grad.<name>`: the gradient
 # of every differentiable op, float32 and float64, by backward on the plugin's
 # device against central differences of the reference (GRAD_ARGS are added to
-# it, e.g. --filter "*/float32/*"). Needs enable_testing(). The runner is PLEXUS_CONFORMANCE_EXECUTABLE
+# it, e.g. --filter "*/float32/*"). COMPOSITES also registers
+# `conformance.composites.<name>`: the catalog's composite defaults of the ops
+# the plugin has no kernel for, run on its device through its other kernels.
+# Needs enable_testing(). The runner is PLEXUS_CONFORMANCE_EXECUTABLE
 # (set by find_package(PlexusSDK) to the installed one; in the plexus tree, the
 # one it builds).
 function(plexus_add_conformance_test name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "GRAD" "DEVICE;XFAIL" "ARGS;GRAD_ARGS")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "GRAD;COMPOSITES" "DEVICE;XFAIL" "ARGS;GRAD_ARGS")
   if(NOT TARGET plexus-${name})
     message(FATAL_ERROR "plexus_add_conformance_test: no plugin '${name}' (plexus_add_plugin(NAME ${name}) first)")
   endif()
@@ -200,6 +203,14 @@ function(plexus_add_conformance_test name)
                      --json "${reports}/conformance-grad-${name}.json"
                      ${arg_GRAD_ARGS})
     set_tests_properties(conformance.grad.${name} PROPERTIES SKIP_RETURN_CODE 77
+                         LABELS conformance)
+  endif()
+  if(arg_COMPOSITES)
+    add_test(NAME conformance.composites.${name}
+             COMMAND "${PLEXUS_CONFORMANCE_EXECUTABLE}" --plugin "${manifest}" --device ${device}
+                     --composites --junit "${reports}/conformance-composites-${name}.xml"
+                     --json "${reports}/conformance-composites-${name}.json")
+    set_tests_properties(conformance.composites.${name} PROPERTIES SKIP_RETURN_CODE 77
                          LABELS conformance)
   endif()
 endfunction()

@@ -21,6 +21,7 @@ struct Target {
   Device device;
   DeviceBackend* backend = nullptr;
   std::string backend_name;
+  bool composites = false;  // a --composites run: the ops run through catalog composites
 };
 
 // The forms of an op that share one kernel.

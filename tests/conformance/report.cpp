@@ -111,7 +111,7 @@ void print_summary(std::FILE* f, const ReportInfo& info, const std::vector<Resul
       std::string text;
       if (cell != info.cells.end() && cell->second.in_catalog) {
         auto it = w.find({op, dn});
-        if (!cell->second.registered) text = "-";
+        if (!cell->second.registered && !cell->second.composite) text = "-";
         else if (it != w.end()) text = cell_text(it->second);
         else if (cell->second.ran) text = "ok";
         else text = ".";  // registered, but no case ran (filtered out, or the suite has none)
@@ -124,6 +124,8 @@ void print_summary(std::FILE* f, const ReportInfo& info, const std::vector<Resul
   for (const auto& [key, s] : w)
     if (key.first == "runtime") runtime += fmt::format("{}{} {}", runtime.empty() ? "" : ", ", key.second, cell_text(s));
   if (!runtime.empty()) std::fprintf(f, "runtime checks: %s\n", runtime.c_str());
+  if (info.composites)
+    std::fprintf(f, "(--composites: each cell ran through the catalog's composite default, not a kernel)\n");
   std::fprintf(f, "(ok: every case passed; FAIL: a case failed; -: no kernel registered; xfail: expected failure;\n"
                   " XPASS: listed as expected failure but passed; .: no case ran; blank: not in the catalog)\n");
   auto [covered, total] = coverage(info);

@@ -18,6 +18,7 @@ struct CoverageCell {
   bool in_catalog = false;  // the catalog lists the dtype for the op
   bool registered = false;  // the plugin registered a kernel for it
   bool ran = false;         // at least one case of it ran
+  bool composite = false;   // run through the catalog's composite (--composites)
 };
 
 struct ReportInfo {
@@ -28,6 +29,7 @@ struct ReportInfo {
   std::string rerun;                                            // command prefix that repeats a case
   std::vector<std::string> op_order;                            // kernel ops in catalog order
   std::map<std::pair<std::string, std::string>, CoverageCell> cells;  // (op, dtype)
+  bool composites = false;  // a --composites run
 };
 
 struct Counts {

@@ -284,7 +284,7 @@ void run_threads(const Target& tg, const OpForms& forms, const Case& base, uint6
 void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
                  const std::set<std::pair<std::string, std::string>>& pairs_run,
                  const std::set<std::pair<std::string, std::string>>& pairs_known, bool full_run,
-                 const std::string& path) {
+                 bool report_stale, const std::string& path) {
   auto matches = [](const XFailEntry& e, const std::string& op, const std::string& dt) {
     return e.covers(op, dt, "");
   };
@@ -302,7 +302,7 @@ void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
     }
   }
   for (XFailEntry& e : entries) {
-    if (e.failed) continue;
+    if (e.failed || !report_stale) continue;
     bool known = false, run = false;
     for (const auto& [op, dt] : pairs_known) known |= matches(e, op, dt);
     for (const auto& [op, dt] : pairs_run) run |= matches(e, op, dt);
@@ -364,6 +364,7 @@ int run(const Options& opts) {
                       " --device " + std::to_string(opts.device) + " --seed " + std::to_string(opts.seed);
   if (!opts.xfail.empty()) rerun += " --xfail " + shell_quote(opts.xfail);
   if (opts.grad) rerun += " --grad";
+  if (opts.composites) rerun += " --composites";
   Printer printer(opts, rerun);
 
   // The plugin's first backend is the one under test (plugins register one).
@@ -399,6 +400,8 @@ int run(const Options& opts) {
   }
   DeviceProperties props = tg.backend->properties(opts.device);
   info.device_name = props.name;
+  info.composites = opts.composites;
+  tg.composites = opts.composites;
   if (!opts.list && !opts.progress_tty) {
     std::printf("plexus-conformance: plugin %s %s, device %s (%s), seed %llu\n", rec.name.c_str(),
                 rec.version.c_str(), tg.device.str().c_str(), props.name.c_str(),
@@ -430,12 +433,15 @@ int run(const Options& opts) {
       if (opts.grad && ((dt != DType::F32 && dt != DType::F64) || !forms.functional ||
                         autograd::differentiable(*forms.functional) != autograd::Differentiable::Yes))
         continue;
+      bool registered = entry && entry->dtypes.contains(dt);
+      // --composites: only the pairs the catalog's composite serves.
+      if (opts.composites && (registered || !kop->composite())) continue;
       std::string dname(dtype_name(dt));
       pairs_known.insert({opname, dname});
       CoverageCell& cell = info.cells[{opname, dname}];
       cell.in_catalog = true;
-      bool registered = entry && entry->dtypes.contains(dt);
-      if (!registered) {
+      cell.composite = opts.composites;
+      if (!registered && !opts.composites) {
         cell.registered = false;
         if (opts.list) continue;
         if (!glob_match(opts.filter, opname + "/" + dname) && !glob_match(opts.filter, opname + "/" + dname + "/*/*"))
@@ -448,7 +454,7 @@ int run(const Options& opts) {
         results.push_back(r);
         continue;
       }
-      cell.registered = true;
+      cell.registered = registered;
       if (it == infos.end()) continue;  // the suite has no cases for this op: uncovered
       CaseSet set(opts.seed, opname, dt);
       try {
@@ -531,6 +537,8 @@ int run(const Options& opts) {
           pairs_run.insert({opname, dname});
           cell.ran = true;
           results.push_back(r);
+          // --composites: a composite that cannot run here fails every variant alike.
+          if (opts.composites && r.status == Status::Unsupported) break;
           if (r.status == Status::Fail) {
             bool expected_fail = false;
             for (const XFailEntry& e : xfail)
@@ -557,25 +565,28 @@ int run(const Options& opts) {
     }
   }
   if (opts.list) {
-    for (const std::string& id : opts.grad ? std::vector<std::string>{} : runtime_check_ids())
+    for (const std::string& id : opts.grad || opts.composites ? std::vector<std::string>{} : runtime_check_ids())
       if (glob_match(opts.filter, id)) std::printf("%s\n", id.c_str());
     return 0;
   }
 
-  // The runtime checks (not in --grad runs).
+  // The runtime checks (not in --grad or --composites runs).
   printer.step(kernel_ops.size(), kernel_ops.size(), "runtime checks");
-  for (Result& r : opts.grad ? std::vector<Result>{} : run_runtime_checks(tg, opts.filter)) {
+  const bool runtime_checks = !opts.grad && !opts.composites;
+  for (Result& r : runtime_checks ? run_runtime_checks(tg, opts.filter) : std::vector<Result>{}) {
     pairs_run.insert({"runtime", r.name});
     results.push_back(r);
     bool expected_fail = false;
     for (const XFailEntry& e : xfail) expected_fail |= e.covers("runtime", r.name, "");
     if (r.status == Status::Fail && !expected_fail) printer.failure(results.back());
   }
-  if (!opts.grad)
+  if (runtime_checks)
     for (const std::string& id : runtime_check_ids())
       pairs_known.insert({"runtime", id.substr(id.find('/') + 1)});
 
-  apply_xfail(xfail, results, pairs_run, pairs_known, opts.filter == "*", opts.xfail);
+  // A --composites run sees only some pairs: it cannot tell a stale line.
+  apply_xfail(xfail, results, pairs_run, pairs_known, opts.filter == "*", !opts.composites,
+              opts.xfail);
   for (const Result& r : results)
     if (r.status == Status::XPass) printer.failure(r);
   info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

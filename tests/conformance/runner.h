@@ -23,6 +23,11 @@ struct Options {
   std::string executable = "plexus-conformance";  // for the re-run commands
   bool progress_tty = false;      // rewrite one progress line (a terminal) instead of printing a line per op
   bool grad = false;              // check gradients (variant "grad") instead of results
+  // Check the catalog's composite defaults instead of the plugin's kernels:
+  // the ops (and dtypes) the plugin registers no kernel for but the catalog
+  // has a composite for, run on the plugin's device through that composite,
+  // which calls the plugin's other kernels.
+  bool composites = false;
 };
 
 enum class Status { Pass, Fail, Unsupported, XFail, XPass };

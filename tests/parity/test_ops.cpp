@@ -141,6 +141,24 @@ const std::vector<Case>& cases() {
        T(torch::sin(x[0].as_strided({3, 2}, {3, 1}, 2)))},
       {"cat", {{2, 3}, {2, 1}, {2, 2}}, P(cat({x[0], x[1], x[2]}, 1)),
        T(torch::cat({x[0], x[1], x[2]}, 1))},
+      {"conv2d", {{2, 3, 7, 6}, {4, 3, 3, 3}, {4}}, P(conv2d(x[0], x[1], x[2])),
+       T(torch::conv2d(x[0], x[1], x[2]))},
+      {"conv2d_stride_padding_dilation_groups", {{2, 4, 9, 8}, {6, 2, 3, 2}, {6}},
+       P(conv2d(x[0], x[1], x[2], {2, 1}, {1, 2}, {2, 1}, 2)),
+       T(torch::conv2d(x[0], x[1], x[2], {2, 1}, {1, 2}, {2, 1}, 2))},
+      {"conv2d_depthwise_transposed_input", {{2, 3, 6, 5}, {3, 1, 3, 3}},
+       P(conv2d(x[0].transpose(2, 3), x[1], {}, {1}, {1}, {1}, 3)),
+       T(torch::conv2d(x[0].transpose(2, 3), x[1], {}, 1, 1, 1, 3))},
+      {"conv2d_unbatched", {{2, 5, 5}, {3, 2, 2, 2}}, P(conv2d(x[0], x[1], {}, {2})),
+       T(torch::conv2d(x[0], x[1], {}, 2))},
+      {"max_pool2d", {{2, 3, 6, 6}}, P(max_pool2d(x[0], {2})), T(torch::max_pool2d(x[0], {2}))},
+      {"max_pool2d_overlapping_padding", {{2, 2, 7, 6}}, P(max_pool2d(x[0], {3}, {1}, {1})),
+       T(torch::max_pool2d(x[0], {3}, {1}, {1}))},
+      {"max_pool2d_dilation_ceil", {{1, 2, 10, 9}}, P(max_pool2d(x[0], {3, 2}, {2, 3}, {1}, {2, 1}, true)),
+       T(torch::max_pool2d(x[0], {3, 2}, {2, 3}, {1}, {2, 1}, true))},
+      {"max_pool2d_strided_input", {{1, 2, 8, 12}},
+       P(max_pool2d(x[0].slice(3, 0, 12, 2), {2}, {1})),
+       T(torch::max_pool2d(x[0].slice(3, 0, 12, 2), {2}, {1}))},
       {"to_float32_and_back", {{5}}, P(mul(x[0].to(DType::F32).to(DType::F64), 2.0)),
        T(x[0].to(torch::kFloat32).to(torch::kFloat64) * 2.0)},
   };
@@ -152,6 +170,24 @@ const std::vector<Case>& cases() {
 TEST_CASE("every rule's forward result and gradients match libtorch 1.13 (float64)", "[parity]") {
   unsigned seed = 100;
   for (const Case& c : cases()) run(c, seed++);
+}
+
+// Ties in max_pool2d: libtorch gives a window's gradient to its first
+// maximum in row-major order, as plexus does; small integers make ties in
+// every window.
+TEST_CASE("max_pool2d's gradient with ties matches libtorch", "[parity]") {
+  std::mt19937 gen(11);
+  std::uniform_int_distribution<int> d(-2, 2);
+  Tensor x = empty({2, 2, 7, 7}, TensorOptions(DType::F64));
+  for (int64_t i = 0; i < x.numel(); ++i) x.data<double>()[i] = d(gen);
+  x.requires_grad_();
+  torch::Tensor tx = to_torch(x).set_requires_grad(true);
+  Tensor py = max_pool2d(x, {3}, {2}, {1});
+  torch::Tensor ty = torch::max_pool2d(tx, {3}, {2}, {1});
+  Tensor g = random_leaf(Sizes(py.sizes().begin(), py.sizes().end()), gen, -1, 1).detach();
+  py.backward(g);
+  ty.backward(to_torch(g));
+  check_close(values(x.grad()), values(tx.grad()), "gradient");
 }
 
 TEST_CASE("embedding's forward and gradient match libtorch, repeated and padding indices",

@@ -33,6 +33,10 @@ int main(int argc, char** argv) {
   app.add_flag("--grad", o.grad,
                "Check gradients instead of results: every differentiable op in float32 and "
                "float64, backward on the device against central differences of the reference");
+  app.add_flag("--composites", o.composites,
+               "Check the catalog's composite defaults instead of the plugin's kernels: every "
+               "op and dtype the plugin has no kernel for but the catalog has a composite for, "
+               "run through that composite on the plugin's device");
   CLI11_PARSE(app, argc, argv);
 
   o.executable = argv[0];

@@ -25,6 +25,12 @@ void define_loss_ops(Dispatcher& d);         // mse_loss (composite)
 void define_pointwise_ops(Dispatcher& d);    // lerp, addcmul, addcdiv
 void define_shape_ops(Dispatcher& d);        // cat
 
+// The dtype a composite adds up in: float32 for float16 and bfloat16 (they
+// compute in float32 and round once, the project's rule), else t itself.
+inline DType accumulate_dtype(DType t) {
+  return t == DType::F16 || t == DType::BF16 ? DType::F32 : t;
+}
+
 // Dtype sets the catalog uses.
 inline constexpr DTypeSet kAllTypes = DTypeSet::all();
 inline constexpr DTypeSet kNumericTypes = DTypeSet::integral() | DTypeSet::floating();

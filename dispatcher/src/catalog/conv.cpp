@@ -180,11 +180,13 @@ void conv2d_backward_input_composite(void*, KernelCall& call) {
   const int64_t o = weight.size(0), kh = weight.size(2), kw = weight.size(3);
   const int64_t oh = grad.size(2), ow = grad.size(3);
   const int64_t og = o / p.groups, cg = c / p.groups, taps = cg * kh * kw;
-  Tensor padded = zeros({n, c, h + 2 * p.ph, w + 2 * p.pw}, {grad.dtype(), grad.device()});
+  // float16 and bfloat16 add up in float32 and round once, at the end.
+  const DType acc = accumulate_dtype(grad.dtype());
+  Tensor padded = zeros({n, c, h + 2 * p.ph, w + 2 * p.pw}, {acc, grad.device()});
   if (out.numel() > 0 && grad.numel() > 0) {
     for (int64_t g = 0; g < p.groups; ++g) {
-      Tensor wg = weight.narrow(0, g * og, og).reshape({og, taps});
-      Tensor gg = grad.narrow(1, g * og, og).reshape({n, og, oh * ow});
+      Tensor wg = weight.narrow(0, g * og, og).to(acc).reshape({og, taps});
+      Tensor gg = grad.narrow(1, g * og, og).to(acc).reshape({n, og, oh * ow});
       Tensor cols = bmm(wg.t().unsqueeze(0).expand({n, taps, og}), gg)
                         .view({n, cg, kh, kw, oh, ow});
       Tensor pg = padded.narrow(1, g * cg, cg);

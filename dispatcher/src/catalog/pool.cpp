@@ -7,8 +7,9 @@
 // max_pool2d_backward(grad_output, self, <the forward's window arguments>) is
 // the gradient of max_pool2d's result with respect to self: each window's
 // gradient goes to the position of the window's maximum (the first one in
-// row-major order on ties, a NaN before any number), and positions shared
-// by windows add up. It finds the maxima again from self rather than taking
+// row-major order on ties, a NaN before any number; a window of -inf values
+// gives it to its first tap inside the input), and positions shared by
+// windows add up. It finds the maxima again from self rather than taking
 // indices saved by the forward (as cuDNN's pooling backward does), so the
 // forward stays a one-result op and keeps no int64 index tensor alive. Its
 // composite default is written in catalog ops (argmax over a strided view of
@@ -105,18 +106,30 @@ void max_pool2d_backward_composite(void*, KernelCall& call) {
   const int64_t wp = std::max(w + 2 * pd[1], (ow - 1) * st[1] + (k[1] - 1) * dl[1] + 1);
   Tensor padded = full({n, c, hp, wp}, Scalar(-std::numeric_limits<double>::infinity()), opts);
   padded.slice(2, pd[0], pd[0] + h).slice(3, pd[1], pd[1] + w).copy_(self);
-  IntArrayRef ps = padded.strides();
-  Tensor taps = padded
-                    .as_strided({n, c, oh, ow, k[0], k[1]},
-                                {ps[0], ps[1], st[0] * ps[2], st[1] * ps[3], dl[0] * ps[2],
-                                 dl[1] * ps[3]},
-                                padded.storage_offset())
-                    .reshape({n, c, oh, ow, k[0] * k[1]});
+  // The taps of every window, [n, c, oh, ow, kh * kw], through a strided view.
+  auto windows = [&](const Tensor& t) {
+    IntArrayRef ps = t.strides();
+    return t.as_strided({t.size(0), t.size(1), oh, ow, k[0], k[1]},
+                        {ps[0], ps[1], st[0] * ps[2], st[1] * ps[3], dl[0] * ps[2], dl[1] * ps[3]},
+                        t.storage_offset())
+        .reshape({t.size(0), t.size(1), oh, ow, k[0] * k[1]});
+  };
+  Tensor taps = windows(padded);
   Tensor best = argmax(taps, -1, true);
+  // A window of -inf values only: its first tap inside the input (argmax
+  // could pick padding, which ties with them).
+  Tensor inside = zeros({1, 1, hp, wp}, TensorOptions(DType::F32, self.device()));
+  inside.slice(2, pd[0], pd[0] + h).slice(3, pd[1], pd[1] + w).fill_(Scalar(1));
+  Tensor first_inside = argmax(windows(inside), -1, true);
+  Tensor all_neg_inf = eq(amax(taps, {-1}, true),
+                          Scalar(-std::numeric_limits<double>::infinity()));
+  best = where(all_neg_inf, first_inside, best);
   Tensor at = eq(arange(0, k[0] * k[1], 1, TensorOptions(DType::I64, self.device())), best);
-  // where, not a product: a NaN gradient stays at its own tap.
-  Tensor spread = where(at, grad.unsqueeze(-1), Scalar(0)).view({n, c, oh, ow, k[0], k[1]});
-  Tensor acc = zeros({n, c, hp, wp}, opts);
+  // float16 and bfloat16 add up in float32 and round once, at the end.
+  const DType sum_type = accumulate_dtype(self.dtype());
+  Tensor spread = where(at, grad.to(sum_type).unsqueeze(-1), Scalar(0))
+                      .view({n, c, oh, ow, k[0], k[1]});
+  Tensor acc = zeros({n, c, hp, wp}, TensorOptions(sum_type, self.device()));
   for (int64_t i = 0; i < k[0]; ++i)
     for (int64_t j = 0; j < k[1]; ++j)
       acc.slice(2, i * dl[0], i * dl[0] + (oh - 1) * st[0] + 1, st[0])

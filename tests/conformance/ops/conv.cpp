@@ -133,10 +133,110 @@ void conv2d_cases(CaseSet& set) {
   add({"stress", {2, 4, 16, 16}, {8, 4, 3, 3}, true, params({1}, {1}, {1}, 1)}).stress = true;
 }
 
+// conv2d's output sizes for input sizes `in` and weight sizes `wt`.
+ref::Sizes conv_output(const ref::Sizes& in, const ref::Sizes& wt, const ref::Conv2dParams& p) {
+  ref::Sizes out{in[0], wt[0]};
+  for (int s = 0; s < 2; ++s)
+    out.push_back((in[2 + s] + 2 * p.padding[s] - p.dilation[s] * (wt[2 + s] - 1) - 1) /
+                      p.stride[s] + 1);
+  return out;
+}
+
+// The cases of conv2d_backward_input (weight_grad false) or
+// conv2d_backward_weight: grad_output of the forward's result shape, the
+// other tensor (weight or input), and the size of the gradient asked for.
+void conv2d_backward_cases(CaseSet& set, bool weight_grad) {
+  const DType dt = set.dtype();
+  const char* size_name = weight_grad ? "weight_size" : "input_size";
+  auto params = [](Ints stride, Ints padding, Ints dilation, int64_t groups) {
+    ref::Conv2dParams p;
+    p.stride = {stride[0], stride.back()};
+    p.padding = {padding[0], padding.back()};
+    p.dilation = {dilation[0], dilation.back()};
+    p.groups = groups;
+    return p;
+  };
+  auto add = [&](const ConvSpec& s, bool exact = false, uint32_t grad_layout = Contiguous) -> Case& {
+    Case& c = set.add(s.name);
+    auto make = [&](const ref::Sizes& sz) {
+      return exact ? small_integers(c.rng, dt, sz, -2, 2) : random(c.rng, dt, sz, {-2, 2});
+    };
+    const ref::Conv2dParams p = s.p;
+    const ref::Sizes out = conv_output(s.input, s.weight, p);
+    c.tensor("grad_output", make(out), grad_layout);
+    if (weight_grad)
+      c.tensor("input", make(s.input), s.input_layout).arg(size_name, Ints(s.weight));
+    else
+      c.tensor("weight", make(s.weight), s.weight_layout).arg(size_name, Ints(s.input));
+    auto pair = [](const std::array<int64_t, 2>& a) { return Ints{a[0], a[1]}; };
+    if (p.stride != std::array<int64_t, 2>{1, 1}) c.arg("stride", pair(p.stride));
+    if (p.padding != std::array<int64_t, 2>{0, 0}) c.arg("padding", pair(p.padding));
+    if (p.dilation != std::array<int64_t, 2>{1, 1}) c.arg("dilation", pair(p.dilation));
+    if (p.groups != 1) c.arg("groups", p.groups);
+    // Terms added per element: at most C_out/groups kH kW (input) or N oH oW (weight).
+    const double len = weight_grad ? static_cast<double>(out[0] * out[2] * out[3])
+                                   : static_cast<double>(s.weight[0] / p.groups * s.weight[2] *
+                                                         s.weight[3]);
+    const ref::Sizes in_sizes = s.input, wt_sizes = s.weight;
+    c.ref([=](const Inputs& in) {
+      std::vector<double> sc;
+      ref::Tensor g =
+          weight_grad
+              ? ref::conv2d_backward_weight(in["grad_output"], in["input"], wt_sizes, p, &sc)
+              : ref::conv2d_backward_input(in["grad_output"], in["weight"], in_sizes, p, &sc);
+      return accumulated(std::move(g), std::move(sc), len);
+    });
+    c.tolerance(exact ? Tolerance{} : Tolerance{.ulps = 1, .acc = 1});
+    return c;
+  };
+  add({"basic", {1, 3, 7, 7}, {4, 3, 3, 3}});
+  add({"batch", {3, 2, 9, 11}, {5, 2, 3, 3}});
+  add({"one_by_one", {2, 5, 6, 6}, {3, 5, 1, 1}});
+  add({"one_element", {1, 1, 1, 1}, {1, 1, 1, 1}});
+  add({"kernel_is_input", {2, 2, 5, 3}, {3, 2, 5, 3}});
+  add({"stride2", {2, 3, 9, 9}, {4, 3, 3, 3}, false, params({2}, {0}, {1}, 1)});
+  // Stride larger than the kernel: input positions no window reads get 0.
+  add({"stride_over_kernel", {1, 2, 10, 11}, {3, 2, 2, 2}, false, params({3}, {0}, {1}, 1)});
+  add({"padding_2_1", {1, 2, 5, 8}, {3, 2, 5, 3}, false, params({1}, {2, 1}, {1}, 1)});
+  add({"padding_large", {1, 2, 3, 3}, {2, 2, 3, 3}, false, params({1}, {3}, {1}, 1)});
+  add({"dilation_1_3", {2, 2, 9, 13}, {3, 2, 3, 3}, false, params({1}, {1}, {1, 3}, 1)});
+  add({"groups2", {2, 4, 7, 7}, {6, 2, 3, 3}, false, params({1}, {1}, {1}, 2)});
+  add({"depthwise", {2, 5, 8, 7}, {5, 1, 3, 3}, false, params({1}, {1}, {1}, 5)});
+  add({"everything", {2, 4, 13, 11}, {6, 2, 5, 3}, false, params({2, 1}, {1, 2}, {2, 1}, 2)});
+  add({"empty_batch", {0, 3, 7, 7}, {4, 3, 3, 3}});
+  add({"transposed", {2, 3, 7, 9}, {4, 3, 3, 3}, false, params({1}, {1}, {1}, 1), Transposed,
+       Transposed}, false, Transposed)
+      .out_layout = Transposed;
+  add({"strided", {2, 3, 7, 9}, {4, 3, 3, 3}, false, params({2}, {1}, {1}, 1), Strided, Strided},
+      false, Strided)
+      .out_layout = Strided;
+  add({"offset", {1, 4, 6, 6}, {4, 2, 3, 3}, false, params({1}, {0}, {1}, 2), Offset, Offset},
+      false, Offset)
+      .out_layout = Offset;
+  add({"expanded_grad", {3, 2, 6, 6}, {3, 2, 3, 3}}, false, Expanded);
+  add({"large", {2, 16, 32, 32}, {32, 16, 3, 3}, false, params({1}, {1}, {1}, 1)});
+  add({"exact_groups", {2, 4, 11, 9}, {6, 2, 3, 3}, false, params({2}, {1}, {2}, 2)}, true);
+  add({"exact_wide", {1, 16, 8, 8}, {8, 16, 3, 3}, false, params({1}, {1}, {1}, 1)}, true);
+  // Errors: grad_output of the wrong shape, a size with three values.
+  {
+    Case& c = add({"error_grad_shape", {1, 3, 7, 7}, {4, 3, 3, 3}});
+    c.arg(size_name, weight_grad ? Ints{4, 3, 2, 2} : Ints{1, 3, 8, 8});
+    c.expect_error = "grad_output";
+  }
+  {
+    Case& c = add({"error_size", {1, 3, 7, 7}, {4, 3, 3, 3}});
+    c.arg(size_name, weight_grad ? Ints{4, 3, 3} : Ints{3, 7, 7});
+    c.expect_error = size_name;
+  }
+  add({"stress", {2, 4, 16, 16}, {8, 4, 3, 3}, false, params({1}, {1}, {1}, 1)}).stress = true;
+}
+
 }  // namespace
 
 void add_conv_ops(std::vector<OpInfo>& v) {
   v.push_back({"conv2d.out", conv2d_cases});
+  v.push_back({"conv2d_backward_input.out", [](CaseSet& s) { conv2d_backward_cases(s, false); }});
+  v.push_back({"conv2d_backward_weight.out", [](CaseSet& s) { conv2d_backward_cases(s, true); }});
 }
 
 }  // namespace plexus::conformance

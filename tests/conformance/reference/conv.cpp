@@ -55,4 +55,83 @@ Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor* bias, con
   return out;
 }
 
+namespace {
+
+// Calls tap(n, co, oh, ow, c, cg, kh, kw, h, w) for every term conv2d adds:
+// output (n, co, oh, ow) reads input (n, c, h, w) with weight (co, cg, kh, kw).
+template <typename F>
+void each_tap(const Sizes& in, const Sizes& wt, const Sizes& out, const Conv2dParams& p, F tap) {
+  const int64_t N = in[0], H = in[2], W = in[3];
+  const int64_t CO = wt[0], CG = wt[1], KH = wt[2], KW = wt[3];
+  const int64_t OH = out[2], OW = out[3], per_group = CO / p.groups;
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t co = 0; co < CO; ++co)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow)
+          for (int64_t cg = 0; cg < CG; ++cg)
+            for (int64_t kh = 0; kh < KH; ++kh) {
+              const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+              if (h < 0 || h >= H) continue;
+              for (int64_t kw = 0; kw < KW; ++kw) {
+                const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+                if (w < 0 || w >= W) continue;
+                tap(n, co, oh, ow, co / per_group * CG + cg, cg, kh, kw, h, w);
+              }
+            }
+}
+
+// Terms accumulated per element in long double, with their magnitudes.
+Tensor finish(DType dt, const Sizes& sizes, const std::vector<long double>& acc,
+              std::vector<double>& mag, std::vector<double>* scale) {
+  Tensor out(dt, sizes);
+  for (int64_t i = 0; i < out.numel(); ++i)
+    out.set_float(i, static_cast<double>(acc[static_cast<size_t>(i)]));
+  if (scale) *scale = std::move(mag);
+  return out;
+}
+
+}  // namespace
+
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight, const Sizes& input_sizes,
+                             const Conv2dParams& p, std::vector<double>* scale) {
+  const Sizes& in = input_sizes;
+  const Sizes& wt = weight.sizes;
+  const int64_t C = in[1], H = in[2], W = in[3];
+  const int64_t CO = wt[0], CG = wt[1], KH = wt[2], KW = wt[3];
+  const int64_t OH = grad.sizes[2], OW = grad.sizes[3];
+  std::vector<long double> acc(static_cast<size_t>(numel_of(in)), 0.0L);
+  std::vector<double> mag(acc.size(), 0.0);
+  each_tap(in, wt, grad.sizes, p,
+           [&](int64_t n, int64_t co, int64_t oh, int64_t ow, int64_t c, int64_t cg, int64_t kh,
+               int64_t kw, int64_t h, int64_t w) {
+             long double term = static_cast<long double>(grad.at(((n * CO + co) * OH + oh) * OW + ow)) *
+                                weight.at(((co * CG + cg) * KH + kh) * KW + kw);
+             size_t at = static_cast<size_t>(((n * C + c) * H + h) * W + w);
+             acc[at] += term;
+             mag[at] += static_cast<double>(std::fabs(term));
+           });
+  return finish(grad.dtype, in, acc, mag, scale);
+}
+
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input, const Sizes& weight_sizes,
+                              const Conv2dParams& p, std::vector<double>* scale) {
+  const Sizes& in = input.sizes;
+  const Sizes& wt = weight_sizes;
+  const int64_t C = in[1], H = in[2], W = in[3];
+  const int64_t CO = wt[0], CG = wt[1], KH = wt[2], KW = wt[3];
+  const int64_t OH = grad.sizes[2], OW = grad.sizes[3];
+  std::vector<long double> acc(static_cast<size_t>(numel_of(wt)), 0.0L);
+  std::vector<double> mag(acc.size(), 0.0);
+  each_tap(in, wt, grad.sizes, p,
+           [&](int64_t n, int64_t co, int64_t oh, int64_t ow, int64_t c, int64_t cg, int64_t kh,
+               int64_t kw, int64_t h, int64_t w) {
+             long double term = static_cast<long double>(grad.at(((n * CO + co) * OH + oh) * OW + ow)) *
+                                input.at(((n * C + c) * H + h) * W + w);
+             size_t at = static_cast<size_t>(((co * CG + cg) * KH + kh) * KW + kw);
+             acc[at] += term;
+             mag[at] += static_cast<double>(std::fabs(term));
+           });
+  return finish(grad.dtype, wt, acc, mag, scale);
+}
+
 }  // namespace plexus::ref

@@ -22,4 +22,13 @@ struct Conv2dParams {
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor* bias, const Conv2dParams& p,
               std::vector<double>* scale = nullptr);
 
+// The gradients of conv2d with respect to its input (of sizes input_sizes)
+// and its weight (of sizes weight_sizes), given grad [N, C_out, oH, oW]: the
+// adjoint of conv2d above, tap by tap. `scale` gets the sum of |terms| added
+// into each element.
+Tensor conv2d_backward_input(const Tensor& grad, const Tensor& weight, const Sizes& input_sizes,
+                             const Conv2dParams& p, std::vector<double>* scale = nullptr);
+Tensor conv2d_backward_weight(const Tensor& grad, const Tensor& input, const Sizes& weight_sizes,
+                              const Conv2dParams& p, std::vector<double>* scale = nullptr);
+
 }  // namespace plexus::ref

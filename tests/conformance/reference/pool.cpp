@@ -46,4 +46,42 @@ Tensor max_pool2d(const Tensor& self, const Pool2dParams& p) {
   return out;
 }
 
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& self, const Pool2dParams& p,
+                           std::vector<double>* scale) {
+  if (self.dim() != 4 || grad.dim() != 4)
+    throw std::invalid_argument("max_pool2d_backward: 4-D tensors expected");
+  const int64_t N = self.sizes[0], C = self.sizes[1], H = self.sizes[2], W = self.sizes[3];
+  const int64_t OH = grad.sizes[2], OW = grad.sizes[3];
+  std::vector<long double> acc(static_cast<size_t>(self.numel()), 0.0L);
+  std::vector<double> mag(acc.size(), 0.0);
+  int64_t flat = 0;
+  for (int64_t nc = 0; nc < N * C; ++nc)
+    for (int64_t oh = 0; oh < OH; ++oh)
+      for (int64_t ow = 0; ow < OW; ++ow, ++flat) {
+        int64_t best = -1;
+        double m = 0;
+        for (int64_t kh = 0; kh < p.kernel[0]; ++kh) {
+          const int64_t h = oh * p.stride[0] - p.padding[0] + kh * p.dilation[0];
+          if (h < 0 || h >= H) continue;
+          for (int64_t kw = 0; kw < p.kernel[1]; ++kw) {
+            const int64_t w = ow * p.stride[1] - p.padding[1] + kw * p.dilation[1];
+            if (w < 0 || w >= W) continue;
+            const int64_t at = (nc * H + h) * W + w;
+            double x = self.at(at);
+            if (best < 0 || (!std::isnan(m) && (std::isnan(x) || x > m))) {
+              best = at;
+              m = x;
+            }
+          }
+        }
+        if (best < 0) continue;
+        acc[static_cast<size_t>(best)] += grad.at(flat);
+        mag[static_cast<size_t>(best)] += std::fabs(grad.at(flat));
+      }
+  Tensor out(self.dtype, self.sizes);
+  for (int64_t i = 0; i < out.numel(); ++i) out.set_float(i, static_cast<double>(acc[static_cast<size_t>(i)]));
+  if (scale) *scale = std::move(mag);
+  return out;
+}
+
 }  // namespace plexus::ref

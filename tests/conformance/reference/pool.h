@@ -19,6 +19,12 @@ int64_t pool_output_size(int64_t in, int64_t k, int64_t s, int64_t p, int64_t d,
 // max_pool2d of a 4-D self: the maximum of each window, positions outside
 // the input (padding) ignored, as if -inf; NaN wins over every number.
 Tensor max_pool2d(const Tensor& self, const Pool2dParams& p);
+// max_pool2d_backward: grad_output (of max_pool2d's result shape) added at
+// each window's maximum: the first tap inside the input in row-major order
+// holding it, a NaN before any number; a window of -inf gives it to its first
+// tap inside the input. `scale` gets sum |g| per element of the result.
+Tensor max_pool2d_backward(const Tensor& grad, const Tensor& self, const Pool2dParams& p,
+                           std::vector<double>* scale = nullptr);
 
 
 }  // namespace plexus::ref
