@@ -89,6 +89,72 @@ void gelu_out(const plexus_kernel_call& call) {
   });
 }
 
+// ---- Gradients of the activations: out = f(grad_output, x), one pass ----------
+
+// out = f(g, x) for a floating f of the compute type; args are (g, x, ..., out)
+// with out at `out_index`.
+template <typename F>
+void floating_backward(const plexus_kernel_call& call, size_t out_index, F f) {
+  sdk::Args args(call);
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    map2([f](C g, C x) { return f(g, x); }, output<T>(args, out_index), input<T>(args, 0),
+         input<T>(args, 1));
+  });
+}
+
+// threshold_backward.out(grad_output, self, threshold, *, out): g where x > threshold, else 0.
+void threshold_backward_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    C threshold = scalar_to<C>(args.scalar(2));
+    map2([threshold](C g, C x) { return x > threshold ? g : C(0); }, output<T>(args, 3),
+         input<T>(args, 0), input<T>(args, 1));
+  });
+}
+// sigmoid_backward.out(grad_output, output, *, out): g y (1 - y).
+void sigmoid_backward_out(const plexus_kernel_call& call) {
+  floating_backward(call, 2, [](auto g, auto y) { return g * y * (decltype(y)(1) - y); });
+}
+// tanh_backward.out(grad_output, output, *, out): g (1 - y^2).
+void tanh_backward_out(const plexus_kernel_call& call) {
+  floating_backward(call, 2, [](auto g, auto y) { return g * (decltype(y)(1) - y * y); });
+}
+// silu_backward.out(grad_output, self, *, out): g s (1 + x (1 - s)), s = sigmoid(x).
+void silu_backward_out(const plexus_kernel_call& call) {
+  floating_backward(call, 2, [](auto g, auto x) {
+    using C = decltype(x);
+    C s = sigmoid(x);
+    return g * s * (C(1) + x * (C(1) - s));
+  });
+}
+// gelu_backward.out(grad_output, self, *, approximate, out). 'none':
+// Phi(x) + x phi(x); 'tanh': the derivative of the tanh approximation.
+void gelu_backward_out(const plexus_kernel_call& call) {
+  std::string_view mode = sdk::Args(call).string(2);
+  if (mode != "none" && mode != "tanh")
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "gelu_backward.out: approximate must be 'none' or 'tanh'");
+  if (mode == "tanh") {
+    floating_backward(call, 3, [](auto g, auto x) {
+      using C = decltype(x);
+      const C k = C(0.7978845608028654), a = C(0.044715);  // sqrt(2 / pi)
+      C t = std::tanh(k * (x + a * x * x * x));
+      return g * (C(0.5) * (C(1) + t) + C(0.5) * x * (C(1) - t * t) * k * (C(1) + C(3) * a * x * x));
+    });
+  } else {
+    floating_backward(call, 3, [](auto g, auto x) {
+      using C = decltype(x);
+      const C inv_sqrt2 = C(0.7071067811865476), inv_sqrt2pi = C(0.3989422804014327);
+      C cdf = C(0.5) * (C(1) + std::erf(x * inv_sqrt2));
+      return g * (cdf + x * inv_sqrt2pi * std::exp(C(-0.5) * x * x));
+    });
+  }
+}
+
 // out = f(self) over the numeric dtypes, f taking the element (integers) or
 // the compute type (floats); args are (self, out).
 template <typename F>
@@ -194,6 +260,11 @@ void register_unary(CpuBackend& b) {
   b.register_kernel<&sigmoid_out>("sigmoid.out", sdk::kFloatingDTypes);
   b.register_kernel<&silu_out>("silu.out", sdk::kFloatingDTypes);
   b.register_kernel<&gelu_out>("gelu.out", sdk::kFloatingDTypes);
+  b.register_kernel<&threshold_backward_out>("threshold_backward.out", sdk::kFloatingDTypes);
+  b.register_kernel<&sigmoid_backward_out>("sigmoid_backward.out", sdk::kFloatingDTypes);
+  b.register_kernel<&tanh_backward_out>("tanh_backward.out", sdk::kFloatingDTypes);
+  b.register_kernel<&silu_backward_out>("silu_backward.out", sdk::kFloatingDTypes);
+  b.register_kernel<&gelu_backward_out>("gelu_backward.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

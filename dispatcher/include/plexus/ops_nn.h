@@ -77,6 +77,14 @@ const Tensor& conv2d_out(const Tensor& out, const Tensor& input, const Tensor& w
                          const Tensor& bias = {}, IntArrayRef stride = {1, 1},
                          IntArrayRef padding = {0, 0}, IntArrayRef dilation = {1, 1},
                          int64_t groups = 1);
+// The gradients of the activations, given grad_output and the forward's input
+// (self) or result (output): relu's is threshold_backward(g, result, 0).
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold);
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output);
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output);
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self);
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self,
+                     const std::string& approximate = "none");
 // The gradients of conv2d's result with respect to its input and its weight,
 // given grad_output of the result's shape [N, C_out, oH, oW] (4-D only), the
 // forward's input or weight sizes and its stride, padding, dilation and groups.

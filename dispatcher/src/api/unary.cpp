@@ -242,4 +242,27 @@ Tensor Tensor::clamp(std::optional<Scalar> min, std::optional<Scalar> max) const
   return plexus::clamp(*this, min, max);
 }
 
+// Gradients of the activations.
+Tensor threshold_backward(const Tensor& grad_output, const Tensor& self, Scalar threshold) {
+  static const Operator& op = detail::op("threshold_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(self), Value::scalar(threshold)});
+}
+Tensor sigmoid_backward(const Tensor& grad_output, const Tensor& output) {
+  static const Operator& op = detail::op("sigmoid_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(output)});
+}
+Tensor tanh_backward(const Tensor& grad_output, const Tensor& output) {
+  static const Operator& op = detail::op("tanh_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(output)});
+}
+Tensor silu_backward(const Tensor& grad_output, const Tensor& self) {
+  static const Operator& op = detail::op("silu_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(self)});
+}
+Tensor gelu_backward(const Tensor& grad_output, const Tensor& self, const std::string& approximate) {
+  static const Operator& op = detail::op("gelu_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(self),
+                           Value::string(approximate)});
+}
+
 }  // namespace plexus

@@ -1,5 +1,10 @@
 // Unary math: neg, abs, exp, log, sqrt, rsqrt, sin, cos, tanh, sigmoid, relu,
-// gelu, silu, clamp.
+// gelu, silu, clamp; and the gradients of the activations, which autograd's
+// rules call: threshold_backward (relu), sigmoid_backward, tanh_backward,
+// silu_backward, gelu_backward. Each of those is elementwise over
+// grad_output and the forward's input (self) or result (output), has a
+// composite default in catalog ops, and one pass over memory where a plugin
+// registers a kernel.
 #include <fmt/format.h>
 
 #include <cmath>
@@ -133,6 +138,90 @@ void gelu_composite(void*, KernelCall& call) {
   call.declined = true;
 }
 
+// ---- Gradients of the activations -------------------------------------------
+
+// (grad_output, self or output, ...): floating tensors, promoted and broadcast.
+OutputSpec activation_backward_meta(MetaContext& ctx) {
+  for (size_t i : {size_t{0}, size_t{1}}) {
+    DType t = ctx.tensor(i).dtype();
+    if (!is_floating(t))
+      fail_arg(ctx.name(i), "{} takes floating tensors, got {}", ctx.op().schema().name,
+               dtype_name(t));
+  }
+  return elementwise_meta(ctx, {0, 1});
+}
+
+OutputSpec threshold_backward_meta(MetaContext& ctx) {
+  OutputSpec spec = activation_backward_meta(ctx);
+  check_scalar_fits(ctx, 2, spec.compute_dtype);
+  return spec;
+}
+
+OutputSpec gelu_backward_meta(MetaContext& ctx) {
+  std::optional<std::string_view> mode = ctx.optional_string(2);
+  if (mode != "none" && mode != "tanh")
+    fail_arg(ctx.name(2), "must be 'none' or 'tanh', got {}",
+             mode ? fmt::format("'{}'", *mode) : "None");
+  return activation_backward_meta(ctx);
+}
+
+// The composites below compute in float32 for float16 and bfloat16 and
+// round once, into out: grad_output and x converted, f applied, copied.
+template <typename F>
+void backward_composite(KernelCall& call, F f) {
+  const Tensor& g = arg(call, 0);
+  const DType t = accumulate_dtype(g.dtype());
+  out_arg(call).copy_(f(g.to(t), arg(call, 1).to(t)));
+}
+
+// threshold_backward.out(grad_output, self, threshold, *, out): grad_output
+// where self > threshold, else 0 (a NaN gradient where self is at or below
+// the threshold gives 0 too: where, not a product).
+void threshold_backward_composite(void*, KernelCall& call) {
+  where_out(out_arg(call), gt(arg(call, 1), call.args[2].to_scalar()), arg(call, 0),
+            wrapped_scalar(0));
+}
+
+// sigmoid_backward.out(grad_output, output, *, out): g * y * (1 - y).
+void sigmoid_backward_composite(void*, KernelCall& call) {
+  backward_composite(call, [](const Tensor& g, const Tensor& y) { return g * (y * (-y + 1)); });
+}
+
+// tanh_backward.out(grad_output, output, *, out): g * (1 - y^2).
+void tanh_backward_composite(void*, KernelCall& call) {
+  backward_composite(call, [](const Tensor& g, const Tensor& y) { return g * (-(y * y) + 1); });
+}
+
+// silu_backward.out(grad_output, self, *, out): g * s * (1 + x * (1 - s)),
+// s = sigmoid(x).
+void silu_backward_composite(void*, KernelCall& call) {
+  backward_composite(call, [](const Tensor& g, const Tensor& x) {
+    Tensor s = sigmoid(x);
+    return g * (s * (x * (-s + 1) + 1));
+  });
+}
+
+// gelu_backward.out(grad_output, self, approximate, *, out). 'none':
+// Phi(x) + x phi(x), with Phi(x) = gelu(x) / x (1/2 at 0) and phi the normal
+// density. 'tanh': 0.5 (1 + t) + 0.5 x (1 - t^2) k (1 + 3 a x^2), with
+// t = tanh(k (x + a x^3)).
+void gelu_backward_composite(void*, KernelCall& call) {
+  const bool exact = call.args[2].to_string() == "none";
+  backward_composite(call, [exact](const Tensor& g, const Tensor& x) {
+    Tensor x2 = x * x;
+    if (exact) {
+      Tensor cdf = where(eq(x, 0), Scalar(0.5), gelu(x) / x);
+      Tensor pdf = exp(x2 * -0.5) * (1.0 / std::sqrt(2.0 * std::numbers::pi));
+      return g * (cdf + x * pdf);
+    }
+    const double k = std::sqrt(2.0 / std::numbers::pi), a = 0.044715;
+    Tensor t = tanh((x + x2 * x * a) * k);
+    Tensor left = (t + 1) * 0.5;
+    Tensor right = x * (-(t * t) + 1) * ((x2 * (3 * a) + 1) * k) * 0.5;
+    return g * (left + right);
+  });
+}
+
 // One op of one tensor argument: name, name_ and name.out.
 struct UnaryOp {
   std::string_view name;
@@ -187,6 +276,34 @@ void define_unary_ops(Dispatcher& d) {
             .composite = clamp_composite,
             .dtypes = kNumericTypes,
             .elementwise = true});
+  // The gradients of the activations.
+  struct BackwardOp {
+    std::string_view name, args;
+    MetaFn meta;
+    KernelFn composite;
+  };
+  for (const BackwardOp& b :
+       {BackwardOp{"threshold_backward", "Tensor grad_output, Tensor self, Scalar threshold",
+                   threshold_backward_meta, threshold_backward_composite},
+        BackwardOp{"sigmoid_backward", "Tensor grad_output, Tensor output",
+                   activation_backward_meta, sigmoid_backward_composite},
+        BackwardOp{"tanh_backward", "Tensor grad_output, Tensor output", activation_backward_meta,
+                   tanh_backward_composite},
+        BackwardOp{"silu_backward", "Tensor grad_output, Tensor self", activation_backward_meta,
+                   silu_backward_composite},
+        BackwardOp{"gelu_backward", "Tensor grad_output, Tensor self, *, str approximate='none'",
+                   gelu_backward_meta, gelu_backward_composite}}) {
+    bool keyword = b.args.find('*') != std::string_view::npos;
+    std::string functional = fmt::format("{}({}) -> Tensor", b.name, b.args);
+    std::string out = fmt::format("{}.out({}{} Tensor(a!) out) -> Tensor(a!)",
+                                  b.name, b.args, keyword ? "," : ", *,");
+    d.define({.functional = functional,
+              .out = out,
+              .meta = b.meta,
+              .composite = b.composite,
+              .dtypes = kFloatTypes,
+              .elementwise = true});
+  }
 }
 
 }  // namespace plexus

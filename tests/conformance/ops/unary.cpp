@@ -2,8 +2,11 @@
 // cos, tanh, sigmoid, silu, relu, gelu, clamp.
 #include "reference/unary.h"
 
+#include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
+#include <string>
 
 #include "suite.h"
 
@@ -202,6 +205,108 @@ void clamp_cases(CaseSet& set) {
   c.expect_error = "at least one of min and max";
 }
 
+// ---- Gradients of the activations ---------------------------------------------
+
+// One activation's gradient op: out = f(g, x) elementwise over grad_output
+// and x (the forward's input or result), with per-element error scale
+// `scale(g, x)` (in units of the compute dtype's eps, times acc).
+using GradFn = std::function<double(double, double)>;
+using ExtraArgs = std::vector<std::pair<std::string, Arg>>;
+struct ActivationGrad {
+  std::string op;  // "sigmoid_backward.out"
+  std::string x;   // "self" or "output"
+  MakeFn make_x;
+  double ulps = 0, acc = 0;
+  bool special = false;  // the special-values case (only where x's range is the dtype's)
+  // One pass of the standard cases per entry: the case-name prefix, the
+  // non-tensor arguments, the function and its error scale.
+  struct Pass {
+    std::string prefix;
+    ExtraArgs args;
+    GradFn f, scale;
+  };
+  std::vector<Pass> passes;
+};
+
+OpInfo activation_grad_op(ActivationGrad a) {
+  return {a.op, [a](CaseSet& set) {
+            const DType dt = set.dtype();
+            for (const ActivationGrad::Pass& p : a.passes) {
+              ElementwiseSpec s;
+              s.inputs = {"grad_output", a.x};
+              s.args = p.args;
+              s.prefix = p.prefix;
+              MakeFn make_x = a.make_x;
+              s.make = [make_x](Rng& rng, DType t, const ref::Sizes& sz, size_t k) {
+                return k == 0 ? random(rng, t, sz, {-2, 2}) : make_x(rng, t, sz, k);
+              };
+              std::string x = a.x;
+              s.reference = [x, p](const Inputs& in) {
+                const ref::Tensor &g = in["grad_output"], &xv = in[x];
+                Expected e = expect(ref::map2(g, xv, p.f));
+                if (p.scale) e.scale = ref::map2(g, xv, p.scale).f;
+                return e;
+              };
+              s.tol = {.ulps = reduced(dt) ? std::min(a.ulps, 1.0) : a.ulps,
+                       .acc = a.acc * compute_eps_ratio(dt)};
+              s.special = a.special;
+              s.inplace = false;
+              elementwise_cases(set, s);
+            }
+          }};
+}
+
+double sigmoid_of(double x) { return 1 / (1 + std::exp(-x)); }
+
+void add_activation_grads(std::vector<OpInfo>& v) {
+  // threshold_backward: g where x > threshold, else 0; exact, over the dtype's range.
+  auto threshold_at = [](double t) -> GradFn {
+    return [t](double g, double x) { return x > t ? g : 0.0; };
+  };
+  v.push_back(activation_grad_op({"threshold_backward.out", "self", uniform(-2, 2), 0, 0, true,
+                                  {{"", {{"threshold", Scalar(0.0)}}, threshold_at(0), {}},
+                                   {"half_", {{"threshold", Scalar(0.5)}}, threshold_at(0.5), {}}}}));
+  // sigmoid_backward: g y (1 - y) for y a sigmoid's result in [0, 1]: three
+  // roundings of a product.
+  v.push_back(activation_grad_op(
+      {"sigmoid_backward.out", "output", uniform(0, 1), 3, 0, false,
+       {{"", {}, [](double g, double y) { return g * y * (1 - y); }, {}}}}));
+  // tanh_backward: g (1 - y^2) for y in [-1, 1]; 1 - y^2 cancels near |y| = 1,
+  // where y^2's rounding is what is left.
+  v.push_back(activation_grad_op(
+      {"tanh_backward.out", "output", uniform(-1, 1), 2, 4, false,
+       {{"", {}, [](double g, double y) { return g * (1 - y * y); },
+         [](double g, double y) { return std::fabs(g) * y * y; }}}}));
+  // silu_backward: g s (1 + x (1 - s)); 1 + x (1 - s) cancels near x = -1.28.
+  v.push_back(activation_grad_op(
+      {"silu_backward.out", "self", uniform(-12, 12), 4, 8, false,
+       {{"", {},
+         [](double g, double x) {
+           double s = sigmoid_of(x);
+           return g * s * (1 + x * (1 - s));
+         },
+         [](double g, double x) { return std::fabs(g * sigmoid_of(x)) * (1 + std::fabs(x)); }}}}));
+  // gelu_backward: Phi(x) + x phi(x) ('none'); Phi comes from 1 + erf (or
+  // 1 + tanh), whose cancellation for negative x leaves an error of about
+  // eps, not eps * Phi.
+  GradFn exact = [](double g, double x) {
+    double cdf = 0.5 * std::erfc(-x / std::sqrt(2.0));
+    return g * (cdf + x * std::exp(-0.5 * x * x) / std::sqrt(2 * M_PI));
+  };
+  GradFn approx = [](double g, double x) {
+    const double k = std::sqrt(2 / M_PI), c = 0.044715;
+    double t = std::tanh(k * (x + c * x * x * x));
+    return g * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * k * (1 + 3 * c * x * x));
+  };
+  GradFn gelu_scale = [](double g, double x) {
+    return std::fabs(g) * (1 + std::fabs(x) * (1 + 0.134145 * x * x));
+  };
+  v.push_back(activation_grad_op(
+      {"gelu_backward.out", "self", uniform(-8, 8), 4, 8, false,
+       {{"", {{"approximate", std::string("none")}}, exact, gelu_scale},
+        {"tanh_", {{"approximate", std::string("tanh")}}, approx, gelu_scale}}}));
+}
+
 }  // namespace
 
 void add_unary_ops(std::vector<OpInfo>& v) {
@@ -236,6 +341,7 @@ void add_unary_ops(std::vector<OpInfo>& v) {
   v.push_back({"relu.out", [](CaseSet& s) { unary_cases(s, ref::relu, full_range, {}); }});
   v.push_back({"gelu.out", gelu_cases});
   v.push_back({"clamp.out", clamp_cases});
+  add_activation_grads(v);
 }
 
 }  // namespace plexus::conformance
