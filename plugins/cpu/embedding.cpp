@@ -1,5 +1,6 @@
 // embedding: rows of weight picked by int32 or int64 indices, every index
-// checked first.
+// checked first. embedding_backward: the scatter-add of gradient rows into
+// the rows the indices picked.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -95,10 +96,90 @@ void embedding_out(const plexus_kernel_call& call) {
                                                  sdk::dtype_name(indices.dtype));
 }
 
+// The weight's gradient [num, dim]: each position's row of grad added into
+// the row its index picked, in C (float for float16/bfloat16), then written
+// once. Threads split the columns, so no two write the same element.
+template <typename T, typename I>
+void embedding_backward(const plexus_tensor& grad, const plexus_tensor& indices, int64_t padding,
+                        bool by_freq, const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> g(grad);
+  sdk::TensorView<const I> idx(indices);
+  sdk::TensorView<T> o(out);
+  const int64_t num = out.sizes[0], dim = out.sizes[1];
+  const int64_t gs = grad.strides[grad.ndim - 1];
+  RowIndex rows;  // the dims of indices, which lead grad's
+  for (int32_t d = 0; d < indices.ndim; ++d)
+    rows.push(indices.sizes[d], indices.strides[d], grad.strides[d]);
+  if (num == 0 || dim == 0) return;
+  // Where each position's index and gradient row are.
+  std::vector<int64_t> row_of(static_cast<size_t>(rows.count)), grad_at(row_of.size());
+  std::vector<C> count(by_freq ? static_cast<size_t>(num) : 0, C(0));
+  for (int64_t p = 0; p < rows.count; ++p) {
+    int64_t io, go;
+    rows.offsets(p, io, go);
+    row_of[p] = static_cast<int64_t>(idx.data()[io]);
+    grad_at[p] = go;
+    if (by_freq) count[row_of[p]] += C(1);
+  }
+  std::vector<C> acc(static_cast<size_t>(num * dim), C(0));
+  parallel_for(dim, rows.count + num, [&](int64_t b, int64_t e) {
+    for (int64_t p = 0; p < rows.count; ++p) {
+      const int64_t r = row_of[p];
+      if (r == padding) continue;
+      const T* src = g.data() + grad_at[p];
+      C* dst = acc.data() + r * dim;
+      for (int64_t j = b; j < e; ++j) dst[j] += static_cast<C>(src[j * gs]);
+    }
+    for (int64_t r = 0; r < num; ++r) {
+      C* row = acc.data() + r * dim;
+      if (by_freq && count[r] > C(1))
+        for (int64_t j = b; j < e; ++j) row[j] /= count[r];
+      scatter(row + b, e - b, o.data() + r * out.strides[0] + b * out.strides[1], out.strides[1]);
+    }
+  });
+}
+
+// embedding_backward.out(grad_output, indices, num_weights, padding_idx,
+// scale_grad_by_freq, *, out)
+void embedding_backward_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& grad = a.tensor(0);
+  const plexus_tensor& indices = a.tensor(1);
+  const plexus_tensor& out = a.tensor(5);
+  const int64_t padding = a.integer(3);
+  const bool by_freq = a.boolean(4);
+  if (out.ndim != 2 || grad.ndim != indices.ndim + 1)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "embedding_backward: expected a 2-D out and grad_output of indices' dims plus one");
+  check_dims(grad, call.op);
+  auto run = [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    check_indices<I>(indices, out.sizes[0]);
+    sdk::visit_dtype(grad.dtype, [&](auto tag) {
+      using T = typename decltype(tag)::type;
+      if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+        embedding_backward<T, I>(grad, indices, padding, by_freq, out);
+      else
+        sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("embedding_backward: ") +
+                                                sdk::dtype_name(grad.dtype) + " is not floating");
+    });
+  };
+  if (indices.dtype == PLEXUS_DTYPE_I64)
+    run(sdk::DTypeTag<int64_t>{});
+  else if (indices.dtype == PLEXUS_DTYPE_I32)
+    run(sdk::DTypeTag<int32_t>{});
+  else
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string("embedding_backward: indices must be int32 or int64, got ") +
+                  sdk::dtype_name(indices.dtype));
+}
+
 }  // namespace
 
 void register_embedding(CpuBackend& b) {
   b.register_kernel<&embedding_out>("embedding.out", sdk::kAllDTypes);
+  b.register_kernel<&embedding_backward_out>("embedding_backward.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -116,6 +116,10 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 const Tensor& embedding_out(const Tensor& out, const Tensor& weight, const Tensor& indices,
                             int64_t padding_idx = -1, bool scale_grad_by_freq = false,
                             bool sparse = false);
+// The gradient of embedding's result with respect to its weight [num_weights,
+// dim]: each position's gradient row added into the row its index picked.
+Tensor embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                          int64_t padding_idx = -1, bool scale_grad_by_freq = false);
 // Squared error; reduction 0 keeps every element, 1 averages them, 2 sums them.
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
 

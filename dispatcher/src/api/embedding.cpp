@@ -19,4 +19,11 @@ const Tensor& embedding_out(const Tensor& out, const Tensor& weight, const Tenso
                 Value::boolean(scale_grad_by_freq), Value::boolean(sparse), Value::tensor(out)});
   return out;
 }
+Tensor embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
+                          int64_t padding_idx, bool scale_grad_by_freq) {
+  static const Operator& op = detail::op("embedding_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(indices),
+                           Value::integer(num_weights), Value::integer(padding_idx),
+                           Value::boolean(scale_grad_by_freq)});
+}
 }  // namespace plexus

@@ -84,10 +84,74 @@ void embedding_cases(CaseSet& set) {
   add("stress", {50, 32}, {16, 8}).stress = true;
 }
 
+// embedding_backward: grad_output [indices..., dim], the indices, and the
+// weight's row count.
+void embedding_backward_cases(CaseSet& set) {
+  const DType dt = set.dtype();
+  auto add = [&](const std::string& name, int64_t num, int64_t dim, ref::Sizes idx,
+                 DType index_dtype = DType::I64, uint32_t grad_layout = Contiguous,
+                 uint32_t index_layout = Contiguous, int64_t padding = -1,
+                 bool by_freq = false) -> Case& {
+    Case& c = set.add(name);
+    ref::Sizes gs = idx;
+    gs.push_back(dim);
+    c.tensor("grad_output", random(c.rng, dt, gs, {-2, 2}), grad_layout);
+    ref::Tensor ix(index_dtype, idx);
+    for (int64_t k = 0; k < ix.numel(); ++k) ix.set_int(k, c.rng.integer(0, std::max<int64_t>(num, 1) - 1));
+    c.tensor("indices", std::move(ix), index_layout).arg("num_weights", num);
+    if (padding != -1) c.arg("padding_idx", padding);
+    if (by_freq) c.arg("scale_grad_by_freq", true);
+    // A row adds the gradients of the positions that picked it, in any order.
+    const double positions = static_cast<double>(std::max<int64_t>(ref::numel_of(idx), 1));
+    c.ref([num, padding, by_freq, positions](const Inputs& in) {
+       std::vector<double> sc;
+       ref::Tensor g = ref::embedding_backward(in["grad_output"], in["indices"], num, padding,
+                                               by_freq, &sc);
+       return accumulated(std::move(g), std::move(sc), positions);
+     }).tolerance(Tolerance{.ulps = 1, .acc = 1});
+    return c;
+  };
+  add("basic", 10, 4, {5});
+  add("int32", 10, 4, {5}, DType::I32);
+  add("0d_index", 7, 3, {});
+  add("empty", 7, 3, {0});
+  add("empty_weight", 0, 3, {0});
+  add("zero_width", 7, 0, {4});
+  add("3d_indices", 11, 5, {2, 3, 4});
+  // Many positions into few rows: repeated indices add up.
+  add("repeated", 3, 6, {40});
+  add("prime", 13, 17, {19}, DType::I32);
+  add("transposed", 9, 6, {4, 5}, DType::I64, Transposed, Transposed).out_layout = Transposed;
+  add("strided", 9, 6, {4, 5}, DType::I32, Strided, Strided).out_layout = Strided;
+  add("offset", 9, 6, {7}, DType::I64, Offset, Offset).out_layout = Offset;
+  add("expanded", 9, 6, {3, 5}, DType::I64, Expanded, Expanded);
+  add("large", 1000, 64, {4001});
+  add("padding_idx", 6, 4, {30}, DType::I64, Contiguous, Contiguous, 3);
+  add("padding_idx_negative", 6, 4, {30}, DType::I64, Contiguous, Contiguous, -2);
+  add("scale_grad_by_freq", 5, 3, {25}, DType::I32, Contiguous, Contiguous, -1, true);
+  add("scale_and_padding", 5, 3, {25}, DType::I64, Contiguous, Contiguous, 0, true);
+  // Errors: an index past the end, grad_output that does not fit the indices,
+  // padding_idx out of range.
+  {
+    Case& c = add("error_index_past_end", 5, 3, {4});
+    std::get<TensorArg>(c.args[1].second).values.set_int(2, 5);
+    c.expect_error = "";
+  }
+  {
+    Case& c = add("error_grad_shape", 5, 3, {4});
+    c.tensor("grad_output", random(c.rng, dt, {3, 3}));
+    c.expect_error = "grad_output";
+  }
+  add("error_padding", 5, 3, {4}, DType::I64, Contiguous, Contiguous, 5).expect_error =
+      "padding_idx";
+  add("stress", 50, 32, {16, 8}).stress = true;
+}
+
 }  // namespace
 
 void add_embedding_ops(std::vector<OpInfo>& v) {
   v.push_back({"embedding.out", embedding_cases});
+  v.push_back({"embedding_backward.out", embedding_backward_cases});
 }
 
 }  // namespace plexus::conformance

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace plexus::ref {
 
@@ -24,6 +25,41 @@ Tensor embedding(const Tensor& weight, const Tensor& indices) {
         out.set_float(k * len + j, weight.at(row * len + j));
     }
   }
+  return out;
+}
+
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num,
+                          int64_t padding_idx, bool scale_grad_by_freq,
+                          std::vector<double>* scale) {
+  const int64_t positions = indices.numel();
+  const int64_t dim = grad.sizes.empty() ? 0 : grad.sizes.back();
+  if (padding_idx < -1) padding_idx += num;
+  std::vector<long double> acc(static_cast<size_t>(num * dim), 0.0L);
+  std::vector<double> mag(acc.size(), 0.0), count(static_cast<size_t>(num), 0.0);
+  for (int64_t p = 0; p < positions; ++p) {
+    int64_t row = indices.at_int(p);
+    if (row < 0 || row >= num)
+      throw std::out_of_range("embedding_backward: index " + std::to_string(row) + " out of range");
+    count[static_cast<size_t>(row)] += 1;
+    if (row == padding_idx) continue;
+    for (int64_t j = 0; j < dim; ++j) {
+      double g = grad.at(p * dim + j);
+      acc[static_cast<size_t>(row * dim + j)] += g;
+      mag[static_cast<size_t>(row * dim + j)] += std::fabs(g);
+    }
+  }
+  Tensor out(grad.dtype, {num, dim});
+  for (int64_t r = 0; r < num; ++r)
+    for (int64_t j = 0; j < dim; ++j) {
+      size_t at = static_cast<size_t>(r * dim + j);
+      long double v = acc[at];
+      if (scale_grad_by_freq && count[static_cast<size_t>(r)] > 1) {
+        v /= count[static_cast<size_t>(r)];
+        mag[at] /= count[static_cast<size_t>(r)];
+      }
+      out.set_float(static_cast<int64_t>(at), static_cast<double>(v));
+    }
+  if (scale) *scale = std::move(mag);
   return out;
 }
 

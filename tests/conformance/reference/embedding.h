@@ -11,4 +11,12 @@ namespace plexus::ref {
 Tensor embedding(const Tensor& weight, const Tensor& indices);
 
 
+// embedding_backward: the gradient [num, dim] of embedding's weight given
+// grad (indices.shape + [dim]): row r adds the gradient rows of the positions
+// whose index is r, none for padding_idx (-1: none; -2.. wrap), each row
+// divided by its count with scale_grad_by_freq. `scale` gets sum |terms|.
+Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num,
+                          int64_t padding_idx, bool scale_grad_by_freq,
+                          std::vector<double>* scale = nullptr);
+
 }  // namespace plexus::ref
