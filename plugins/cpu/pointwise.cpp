@@ -1,5 +1,5 @@
-// Fused pointwise ops of three operands: lerp, addcmul, addcdiv, each one
-// pass over memory. float16 and bfloat16 compute in float; integers wrap.
+// Fused pointwise ops of three operands: lerp, addcmul, addcdiv and
+// mse_loss_backward, each one pass over memory. float16 and bfloat16 compute in float; integers wrap.
 #include <cmath>
 
 #include "elementwise.h"
@@ -54,9 +54,27 @@ void addcdiv_out(const plexus_kernel_call& call) {
   });
 }
 
+// mse_loss_backward.out(grad_output, self, target, reduction, *, out):
+// norm (self - target) grad_output, norm = 2 / numel(out) for mean, else 2.
+void mse_loss_backward_out(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    using C = compute_t<T>;
+    auto out = output<T>(args, 4);
+    const plexus_tensor& o = args.tensor(4);
+    int64_t n = 1;
+    for (int32_t d = 0; d < o.ndim; ++d) n *= o.sizes[d];
+    const C norm = args.integer(3) == 1 ? C(2) / static_cast<C>(n > 0 ? n : 1) : C(2);
+    map([norm](C g, C x, C t) { return norm * (x - t) * g; }, out, input<T>(args, 0),
+        input<T>(args, 1), input<T>(args, 2));
+  });
+}
+
 }  // namespace
 
 void register_pointwise(CpuBackend& b) {
+  b.register_kernel<&mse_loss_backward_out>("mse_loss_backward.out", sdk::kFloatingDTypes);
   b.register_kernel<&lerp_out>("lerp.Scalar_out", sdk::kFloatingDTypes);
   b.register_kernel<&addcmul_out>("addcmul.out", sdk::kNumericDTypes);
   b.register_kernel<&addcdiv_out>("addcdiv.out", sdk::kFloatingDTypes);

@@ -1,6 +1,7 @@
 // softmax and log_softmax along a dim: rows of the elements along `dim` in
 // parallel (float rows on AVX-512 or AVX2 exponentials), or, when dense dims
-// follow `dim`, blocks of columns.
+// follow `dim`, blocks of columns. softmax_backward and log_softmax_backward:
+// one pass per row.
 #include <immintrin.h>
 
 #include <algorithm>
@@ -449,9 +450,78 @@ void softmax_out(const plexus_kernel_call& call) {
   });
 }
 
+// softmax_backward (Log false): out = y (g - sum(g y)); log_softmax_backward:
+// out = g - exp(y) sum(g). Row by row along dim, in C (float for
+// float16/bfloat16), each row gathered into scratch when not dense.
+template <typename T, bool Log>
+void softmax_backward(const plexus_tensor& grad, const plexus_tensor& y, int64_t dim,
+                      const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> gv(grad), yv(y);
+  sdk::TensorView<T> o(out);
+  if (o.numel() == 0) return;
+  int64_t n = 1, sg = 0, sy = 0, so = 0;
+  RowIndex by_grad, by_out;  // (grad, y) and (out, out) offsets of each row
+  for (int32_t d = 0; d < y.ndim; ++d) {
+    if (d == dim) {
+      n = y.sizes[d];
+      sg = grad.strides[d];
+      sy = y.strides[d];
+      so = out.strides[d];
+    } else {
+      by_grad.push(y.sizes[d], grad.strides[d], y.strides[d]);
+      by_out.push(y.sizes[d], out.strides[d], out.strides[d]);
+    }
+  }
+  std::vector<C> scratch(static_cast<size_t>(parts_for(by_grad.count) * 3 * n));
+  parallel_parts(by_grad.count, 4 * n, [&](int64_t part, int64_t b, int64_t e) {
+    C* g = scratch.data() + part * 3 * n;
+    C* yy = g + n;
+    C* r = yy + n;
+    for (int64_t row = b; row < e; ++row) {
+      int64_t go, yo, oo, unused;
+      by_grad.offsets(row, go, yo);
+      by_out.offsets(row, oo, unused);
+      gather(gv.data() + go, n, sg, g);
+      gather(yv.data() + yo, n, sy, yy);
+      C acc = 0;
+      if constexpr (Log) {
+        for (int64_t i = 0; i < n; ++i) acc += g[i];
+        for (int64_t i = 0; i < n; ++i) r[i] = g[i] - std::exp(yy[i]) * acc;
+      } else {
+        for (int64_t i = 0; i < n; ++i) acc += g[i] * yy[i];
+        for (int64_t i = 0; i < n; ++i) r[i] = yy[i] * (g[i] - acc);
+      }
+      scatter(r, n, o.data() + oo, so);
+    }
+  });
+}
+
+// softmax_backward.out / log_softmax_backward.out(grad_output, output, dim, *, out)
+template <bool Log>
+void softmax_backward_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& grad = a.tensor(0);
+  const plexus_tensor& y = a.tensor(1);
+  const plexus_tensor& out = a.tensor(3);
+  check_dims(y, call.op);
+  int64_t dim = a.integer(2);
+  sdk::visit_dtype(y.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      softmax_backward<T, Log>(grad, y, dim, out);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
+                std::string(call.op) + ": " + sdk::dtype_name(y.dtype) + " is not floating");
+  });
+}
+
 }  // namespace
 
 void register_softmax(CpuBackend& b) {
+  b.register_kernel<&softmax_backward_out<false>>("softmax_backward.out", sdk::kFloatingDTypes);
+  b.register_kernel<&softmax_backward_out<true>>("log_softmax_backward.out",
+                                                  sdk::kFloatingDTypes);
   b.register_kernel<&softmax_out<false>>("softmax.int_out", sdk::kFloatingDTypes);
   b.register_kernel<&softmax_out<true>>("log_softmax.int_out", sdk::kFloatingDTypes);
 }

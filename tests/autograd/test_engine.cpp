@@ -31,7 +31,7 @@ TEST_CASE("a small network's gradients, leaves and grad_fn names", "[engine]") {
   REQUIRE(h.grad_fn() != nullptr);
   CHECK(h.grad_fn()->name() == "ReluBackward");
   Tensor loss = mse_loss(h, y);
-  CHECK(loss.grad_fn()->name() == "MeanBackward");
+  CHECK(loss.grad_fn()->name() == "MseLossBackward");
   loss.backward();
   REQUIRE(w.grad().defined());
   CHECK(sizes_of(w.grad()) == std::vector<int64_t>{4, 3});

@@ -2,6 +2,8 @@
 // with broadcasting, views and non-contiguous inputs where the op takes them.
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 #include "autograd/random.h"
 #include "plexus/autograd.h"
 #include "plexus/ops.h"
@@ -94,15 +96,36 @@ TEST_CASE("softmax and log_softmax rules", "[rules]") {
   CHECK(gradcheck([](const Inputs& v) { return softmax(v[0], 1); }, {x}));
   CHECK(gradcheck([](const Inputs& v) { return softmax(v[0], 0); }, {x}));
   CHECK(gradcheck([](const Inputs& v) { return log_softmax(v[0], -1); }, {x}));
+  // Over a non-contiguous input, and with the result in another dtype.
+  Tensor t = leaf({4, 3}, 38);
+  CHECK(gradcheck([](const Inputs& v) { return softmax(v[0].t(), 1); }, {t}));
+  Tensor f32 = leaf({2, 4}, 39).detach().to(DType::F32).requires_grad_();
+  softmax(f32, 1, DType::F64).select(1, 0).sum().backward();
+  CHECK(f32.grad().dtype() == DType::F32);
 }
 
-TEST_CASE("mse_loss differentiates through its decomposition", "[rules]") {
-  Tensor a = leaf({4, 3}, 22), b = leaf({4, 3}, 23);
+TEST_CASE("the activations' gradients: relu's mask keeps a NaN gradient out", "[rules]") {
+  Tensor x = tensor<double>({-1.0, 2.0, 0.0}).requires_grad_();
+  Tensor y = relu(x);
+  y.backward(tensor<double>({std::nan(""), 5.0, std::nan("")}));
+  std::vector<double> g = x.grad().tolist<double>();
+  CHECK(g[0] == 0);  // masked: 0, not NaN * 0
+  CHECK(g[1] == 5);
+  CHECK(g[2] == 0);
+  CHECK(y.grad_fn()->name() == "ReluBackward");
+}
+
+TEST_CASE("mse_loss rule, with broadcasting between self and target", "[rules]") {
+  Tensor a = leaf({4, 3}, 22), b = leaf({4, 3}, 23), row = leaf({3}, 36);
   for (int64_t reduction : {0, 1, 2}) {
     INFO("reduction " << reduction);
     CHECK(gradcheck([reduction](const Inputs& x) { return mse_loss(x[0], x[1], reduction); },
                     {a, b}));
+    CHECK(gradcheck([reduction](const Inputs& x) { return mse_loss(x[0], x[1], reduction); },
+                    {a, row}));
   }
+  // One node, not the decomposition's.
+  CHECK(mse_loss(a, b).grad_fn()->name() == "MseLossBackward");
 }
 
 TEST_CASE("views: gradients flow back through every view", "[rules][views]") {
@@ -167,6 +190,12 @@ TEST_CASE("embedding rule: repeated indices add up, the padding row gets nothing
   CHECK(g[1 * 3] == 3);  // row 1 was picked three times
   CHECK(g[2 * 3] == 0);  // row 2 never
   CHECK(g[4 * 3] == 0);  // row 4 is the padding row
+  // A negative padding_idx other than -1 counts from the end, as in forward.
+  Tensor w2 = leaf({5, 3}, 37);
+  embedding(w2, idx, -2).sum().backward();
+  std::vector<double> g2 = w2.grad().tolist<double>();
+  CHECK(g2[3 * 3] == 0);  // row 3 = 5 - 2 is the padding row
+  CHECK(g2[1 * 3] == 3);
 }
 
 TEST_CASE("cat rule: each input gets its slice, along any dim", "[rules]") {

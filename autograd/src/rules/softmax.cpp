@@ -5,25 +5,22 @@
 namespace plexus::autograd {
 namespace {
 
-// softmax.int(self, dim, dtype): y (g - sum(g y, dim)).
-void softmax_backward(BackwardContext& c) {
-  const Tensor& y = c.result();
-  int64_t dim = c.integer(1);
-  Tensor gy = mul(c.grad(), y);
-  c.set(0, sub(gy, mul(y, sum(gy, std::vector<int64_t>{dim}, true))));
+// softmax.int(self, dim, dtype) and log_softmax.int: through the catalog's
+// softmax_backward and log_softmax_backward (one kernel where the plugin has
+// one). The gradient is in the result's dtype; the engine converts it to
+// self's.
+void softmax_backward_rule(BackwardContext& c) {
+  c.set(0, softmax_backward(c.grad(), c.result(), c.integer(1)));
 }
-// log_softmax.int(self, dim, dtype): g - exp(y) sum(g, dim).
-void log_softmax_backward(BackwardContext& c) {
-  const Tensor& y = c.result();
-  int64_t dim = c.integer(1);
-  c.set(0, sub(c.grad(), mul(exp(y), sum(c.grad(), std::vector<int64_t>{dim}, true))));
+void log_softmax_backward_rule(BackwardContext& c) {
+  c.set(0, log_softmax_backward(c.grad(), c.result(), c.integer(1)));
 }
 
 }  // namespace
 
 void add_softmax_rules(RuleTable& t) {
-  t.push_back({"softmax.int", "SoftmaxBackward", 0, true, softmax_backward});
-  t.push_back({"log_softmax.int", "LogSoftmaxBackward", 0, true, log_softmax_backward});
+  t.push_back({"softmax.int", "SoftmaxBackward", 0, true, softmax_backward_rule});
+  t.push_back({"log_softmax.int", "LogSoftmaxBackward", 0, true, log_softmax_backward_rule});
 }
 
 }  // namespace plexus::autograd

@@ -62,6 +62,10 @@ const Tensor& softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
 Tensor log_softmax(const Tensor& self, int64_t dim, std::optional<DType> dtype = std::nullopt);
 const Tensor& log_softmax_out(const Tensor& out, const Tensor& self, int64_t dim,
                               std::optional<DType> dtype = std::nullopt);
+// The gradients of softmax and log_softmax with respect to their input, given
+// grad_output and the forward's result `output` (same shape and dtype).
+Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim);
+Tensor log_softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim);
 // Normalizes over the trailing dims normalized_shape, then scales by weight
 // and shifts by bias (each undefined or of shape normalized_shape).
 Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tensor& weight = {},
@@ -122,6 +126,10 @@ Tensor embedding_backward(const Tensor& grad_output, const Tensor& indices, int6
                           int64_t padding_idx = -1, bool scale_grad_by_freq = false);
 // Squared error; reduction 0 keeps every element, 1 averages them, 2 sums them.
 Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction = 1);
+// mse_loss's gradient with respect to self (target's is its negative):
+// norm (self - target) grad_output, norm = 2 / numel for mean, else 2.
+Tensor mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                         int64_t reduction = 1);
 
 // The tensors joined along dim (promoted to a common dtype); 1-D empty
 // tensors are skipped.

@@ -33,4 +33,12 @@ Tensor Tensor::softmax(int64_t dim) const {
 Tensor Tensor::log_softmax(int64_t dim) const {
   return plexus::log_softmax(*this, dim);
 }
+Tensor softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  static const Operator& op = detail::op("softmax_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(output), Value::integer(dim)});
+}
+Tensor log_softmax_backward(const Tensor& grad_output, const Tensor& output, int64_t dim) {
+  static const Operator& op = detail::op("log_softmax_backward");
+  return detail::call(op, {Value::tensor(grad_output), Value::tensor(output), Value::integer(dim)});
+}
 }  // namespace plexus

@@ -188,12 +188,68 @@ void addc_cases(CaseSet& set, bool divide) {
   ints.expect_error = "is not supported";
 }
 
+// mse_loss_backward(grad_output, self, target, reduction): norm (self -
+// target) grad_output, norm 2 / numel for 'mean' (1), else 2. Three
+// roundings (the difference, two products; norm's own for 'mean').
+Expected mse_grad_expected(const Inputs& in, int64_t reduction) {
+  const ref::Tensor &g = in["grad_output"], &x = in["self"], &t = in["target"];
+  ref::Sizes shape = ref::broadcast_shapes(ref::broadcast_shapes(g.sizes, x.sizes), t.sizes);
+  const double n = static_cast<double>(std::max<int64_t>(ref::numel_of(shape), 1));
+  const double norm = reduction == 1 ? 2 / n : 2;
+  DType dt = x.dtype;
+  return expect(ref::map({&g, &x, &t}, dt,
+                         [norm](const std::vector<double>& v) { return norm * (v[1] - v[2]) * v[0]; },
+                         {}));
+}
+
+void mse_loss_backward_cases(CaseSet& set) {
+  const DType dt = set.dtype();
+  const Tolerance tol{.ulps = 4};
+  // reduction 'none': every input elementwise, broadcasting included.
+  ElementwiseSpec s;
+  s.inputs = {"grad_output", "self", "target"};
+  s.args = {{"reduction", int64_t{0}}};
+  s.reference = [](const Inputs& in) { return mse_grad_expected(in, 0); };
+  s.tol = tol;
+  s.special = false;
+  s.inplace = false;
+  elementwise_cases(set, s);
+  // 'mean' and 'sum': a 0-d grad_output scales every element.
+  for (int64_t reduction : {int64_t{1}, int64_t{2}}) {
+    for (const ref::Sizes& shape : {ref::Sizes{}, ref::Sizes{7}, ref::Sizes{13, 17}, ref::Sizes{0, 3}}) {
+      std::string dims;
+      for (int64_t n : shape) dims += (dims.empty() ? "" : "x") + std::to_string(n);
+      std::string name = (reduction == 1 ? "mean_" : "sum_") + (dims.empty() ? "0d" : dims);
+      Case& c = set.add(name);
+      c.tensor("grad_output", random(c.rng, dt, {}))
+          .tensor("self", random(c.rng, dt, shape))
+          .tensor("target", random(c.rng, dt, shape), Transposed)
+          .arg("reduction", reduction);
+      c.ref([reduction](const Inputs& in) { return mse_grad_expected(in, reduction); })
+          .tolerance(tol);
+    }
+    Case& bad = set.add(reduction == 1 ? "error_mean_grad_shape" : "error_sum_grad_shape");
+    bad.tensor("grad_output", random(bad.rng, dt, {3}))
+        .tensor("self", random(bad.rng, dt, {3}))
+        .tensor("target", random(bad.rng, dt, {3}))
+        .arg("reduction", reduction);
+    bad.expect_error = "grad_output";
+  }
+  Case& c = set.add("error_reduction");
+  c.tensor("grad_output", random(c.rng, dt, {}))
+      .tensor("self", random(c.rng, dt, {3}))
+      .tensor("target", random(c.rng, dt, {3}))
+      .arg("reduction", int64_t{3});
+  c.expect_error = "reduction";
+}
+
 }  // namespace
 
 void add_pointwise_ops(std::vector<OpInfo>& v) {
   v.push_back({"lerp.Scalar_out", lerp_cases});
   v.push_back({"addcmul.out", [](CaseSet& s) { addc_cases(s, false); }});
   v.push_back({"addcdiv.out", [](CaseSet& s) { addc_cases(s, true); }});
+  v.push_back({"mse_loss_backward.out", mse_loss_backward_cases});
 }
 
 }  // namespace plexus::conformance

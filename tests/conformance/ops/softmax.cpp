@@ -109,11 +109,61 @@ void softmax_cases(CaseSet& set, bool log) {
   add("stress", {64, 257}, 1).stress = true;
 }
 
+// softmax_backward / log_softmax_backward(grad_output, output, dim): output
+// is a softmax's result (in [0, 1]) or a log_softmax's (<= 0).
+void softmax_backward_cases(CaseSet& set, bool log) {
+  const DType dt = set.dtype();
+  auto add = [&](const std::string& name, ref::Sizes sizes, int64_t dim,
+                 uint32_t layout = Contiguous) -> Case& {
+    Case& c = set.add(name);
+    c.tensor("grad_output", random(c.rng, dt, sizes, {-2, 2}), layout)
+        .tensor("output", log ? random(c.rng, dt, sizes, {-12, 0}) : random(c.rng, dt, sizes, {0, 1}),
+                layout)
+        .arg("dim", dim);
+    // The row's sum adds len terms in any order; a few roundings besides.
+    const int64_t wrapped = sizes.empty() ? 0 : (dim < 0 ? dim + static_cast<int64_t>(sizes.size()) : dim);
+    const double len = sizes.empty() ? 1.0 : static_cast<double>(sizes[static_cast<size_t>(wrapped)]);
+    c.ref([dim, log, len](const Inputs& in) {
+       std::vector<double> sc;
+       ref::Tensor g = ref::softmax_backward(in["grad_output"], in["output"], dim, log, &sc);
+       return accumulated(std::move(g), std::move(sc), len + 2);
+     }).tolerance(Tolerance{.ulps = 2, .acc = 1});
+    return c;
+  };
+  add("0d", {}, 0);
+  add("empty", {0}, 0);
+  add("empty_rows", {3, 0}, 1);
+  add("one", {1}, 0);
+  add("odd", {7}, 0);
+  for (int64_t d = 0; d < 3; ++d) {
+    add("3d_dim" + std::to_string(d), {3, 5, 7}, d);
+    add("3d_dim_neg" + std::to_string(d + 1), {3, 5, 7}, -(d + 1));
+  }
+  add("prime_2d", {13, 17}, 1);
+  add("long_row", {3, 1031}, 1);
+  add("large", {127, 1031}, -1);
+  add("transposed", {13, 17}, 1, Transposed).out_layout = Transposed;
+  add("transposed_dim0", {13, 17}, 0, Transposed);
+  add("strided", {13, 17}, 1, Strided).out_layout = Strided;
+  add("offset", {37}, 0, Offset).out_layout = Offset;
+  add("expanded", {13, 17}, 1, Expanded);
+  // Errors: shapes that differ, a dim out of range.
+  {
+    Case& c = add("error_shape", {3, 4}, 1);
+    c.tensor("grad_output", random(c.rng, dt, {4, 3}));
+    c.expect_error = "grad_output";
+  }
+  add("error_dim", {3, 4}, 2).expect_error = "dim";
+  add("stress", {64, 129}, 1).stress = true;
+}
+
 }  // namespace
 
 void add_softmax_ops(std::vector<OpInfo>& v) {
   v.push_back({"softmax.int_out", [](CaseSet& s) { softmax_cases(s, false); }});
   v.push_back({"log_softmax.int_out", [](CaseSet& s) { softmax_cases(s, true); }});
+  v.push_back({"softmax_backward.out", [](CaseSet& s) { softmax_backward_cases(s, false); }});
+  v.push_back({"log_softmax_backward.out", [](CaseSet& s) { softmax_backward_cases(s, true); }});
 }
 
 }  // namespace plexus::conformance

@@ -83,4 +83,32 @@ Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* s
   return out;
 }
 
+Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim, bool log,
+                        std::vector<double>* scale) {
+  Rows r = rows_around(y.sizes, wrap_dim(dim, y.dim()));
+  Tensor out(y.dtype, y.sizes);
+  if (scale) scale->assign(static_cast<size_t>(out.numel()), 0.0);
+  for (int64_t o = 0; o < r.outer; ++o) {
+    for (int64_t i = 0; i < r.inner; ++i) {
+      auto at = [&](int64_t k) { return (o * r.len + k) * r.inner + i; };
+      long double acc = 0, mag = 0;
+      for (int64_t k = 0; k < r.len; ++k) {
+        long double g = grad.at(at(k)), v = y.at(at(k));
+        acc += log ? g : g * v;
+        mag += std::fabs(log ? g : g * v);
+      }
+      for (int64_t k = 0; k < r.len; ++k) {
+        long double g = grad.at(at(k)), v = y.at(at(k));
+        long double res = log ? g - std::exp(v) * acc : v * (g - acc);
+        out.set_float(at(k), static_cast<double>(res));
+        if (!scale) continue;
+        long double s = log ? std::fabs(g) + std::exp(v) * mag * (1 + std::fabs(v))
+                            : std::fabs(v) * (std::fabs(g) + mag);
+        (*scale)[static_cast<size_t>(at(k))] = static_cast<double>(s);
+      }
+    }
+  }
+  return out;
+}
+
 }  // namespace plexus::ref

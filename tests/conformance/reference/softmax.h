@@ -17,4 +17,11 @@ namespace plexus::ref {
 // of one element.
 Tensor softmax(const Tensor& self, int64_t dim, bool log, std::vector<double>* scale = nullptr);
 
+// The gradient of softmax (log false) or log_softmax with respect to its
+// input, given grad and the forward's result y along dim: y (g - sum(g y)),
+// or g - exp(y) sum(g). `scale` gets the size of the terms: |y| (|g| +
+// sum |g y|), or |g| + exp(y) sum |g| (with exp's rounding of y).
+Tensor softmax_backward(const Tensor& grad, const Tensor& y, int64_t dim, bool log,
+                        std::vector<double>* scale = nullptr);
+
 }  // namespace plexus::ref

@@ -33,7 +33,9 @@ namespace plexus::sdk {
 
 enum class FusedCode : uint8_t {
   Add, Sub, Mul, Div, PowTT, PowTS, Neg, Abs, Relu, Sqrt, Rsqrt, Exp, Log, Tanh, Sigmoid,
-  Lerp, Addcmul, Addcdiv, GtS, Cast
+  Lerp, Addcmul, Addcdiv, GtS, Cast,
+  // Gradients of activations (appended: the values above stay as they are).
+  ThresholdBackward, SigmoidBackward, TanhBackward
 };
 
 // How a catalog op (by its full schema name) becomes an instruction.
@@ -68,6 +70,9 @@ inline const FusedOp* fused_op(std::string_view name) {
     for (const char* n : {"addcdiv", "addcdiv_"}) t[n] = {C::Addcdiv, 3, 3};
     t["gt.Scalar"] = {C::GtS, 1, 1, true};
     t["to.dtype"] = {C::Cast, 1};
+    t["threshold_backward"] = {C::ThresholdBackward, 2, 2};
+    t["sigmoid_backward"] = {C::SigmoidBackward, 2};
+    t["tanh_backward"] = {C::TanhBackward, 2};
     return t;
   }();
   auto it = table.find(std::string(name));
@@ -118,6 +123,15 @@ inline float fused_sigmoid(float x) {
     case FusedCode::Addcdiv: for (int64_t i = 0; i < n; ++i) d[i] = a[i] + s * b[i] / c[i]; break;
     case FusedCode::GtS: for (int64_t i = 0; i < n; ++i) d[i] = a[i] > s ? 1.0f : 0.0f; break;
     case FusedCode::Cast: std::memcpy(d, a, static_cast<size_t>(n) * sizeof(float)); break;
+    case FusedCode::ThresholdBackward:
+      for (int64_t i = 0; i < n; ++i) d[i] = b[i] > s ? a[i] : 0.0f;
+      break;
+    case FusedCode::SigmoidBackward:
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * b[i] * (1.0f - b[i]);
+      break;
+    case FusedCode::TanhBackward:
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * (1.0f - b[i] * b[i]);
+      break;
   }
 }
 using FusedExecFn = void (*)(FusedCode, float*, const float*, const float*, const float*, float,
