@@ -79,6 +79,68 @@ Tensor Flatten::forward(const Tensor& input) {
   return input.flatten(start_, end_);
 }
 
+namespace {
+// A window argument of Conv2d or MaxPool2d: one value (both dims) or two,
+// each at least `min`, as two values.
+std::vector<int64_t> pair(const char* module, const char* name, std::vector<int64_t> v,
+                          int64_t min) {
+  PLEXUS_CHECK(v.size() == 1 || v.size() == 2, ErrorCode::InvalidArgument,
+               "{}: {} takes one value or two (height, width), got {}", module, name,
+               shape_str(v));
+  std::vector<int64_t> two{v[0], v.back()};
+  PLEXUS_CHECK(two[0] >= min && two[1] >= min, ErrorCode::InvalidArgument,
+               "{}: {} must be at least {}, got {}", module, name, min, shape_str(v));
+  return two;
+}
+}  // namespace
+
+Conv2d::Conv2d(int64_t in, int64_t out, std::vector<int64_t> kernel, Generator& gen,
+               std::vector<int64_t> stride_, std::vector<int64_t> padding_,
+               std::vector<int64_t> dilation_, int64_t groups_, bool with_bias,
+               TensorOptions options)
+    : in_channels(in), out_channels(out), groups(groups_),
+      kernel_size(pair("Conv2d", "kernel_size", std::move(kernel), 1)),
+      stride(pair("Conv2d", "stride", std::move(stride_), 1)),
+      padding(pair("Conv2d", "padding", std::move(padding_), 0)),
+      dilation(pair("Conv2d", "dilation", std::move(dilation_), 1)) {
+  PLEXUS_CHECK(in > 0 && out > 0 && groups > 0, ErrorCode::InvalidArgument,
+               "Conv2d({}, {}, groups={}): channel counts and groups must be positive", in, out,
+               groups);
+  PLEXUS_CHECK(in % groups == 0 && out % groups == 0, ErrorCode::InvalidArgument,
+               "Conv2d({}, {}): groups={} must divide both channel counts", in, out, groups);
+  // PyTorch: kaiming_uniform_(a = sqrt(5)), uniform in +-1/sqrt(fan_in), and
+  // the same bound for the bias.
+  const int64_t fan_in = in / groups * kernel_size[0] * kernel_size[1];
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  weight = rand({out, in / groups, kernel_size[0], kernel_size[1]}, gen, options, -bound, bound);
+  register_parameter("weight", &weight);
+  if (with_bias) {
+    bias = rand({out}, gen, options, -bound, bound);
+    register_parameter("bias", &bias);
+  }
+}
+
+Tensor Conv2d::forward(const Tensor& input) {
+  const int64_t c = input.dim() == 4 ? input.size(1) : input.dim() == 3 ? input.size(0) : -1;
+  PLEXUS_CHECK(c == in_channels, ErrorCode::InvalidArgument,
+               "{} (Conv2d({}, {})): expected input [N, {}, H, W] or [{}, H, W], got {}",
+               path().empty() ? "Conv2d" : path(), in_channels, out_channels, in_channels,
+               in_channels, shape_str(input.sizes()));
+  return conv2d(input, weight, bias, stride, padding, dilation, groups);
+}
+
+MaxPool2d::MaxPool2d(std::vector<int64_t> kernel, std::vector<int64_t> stride,
+                     std::vector<int64_t> padding, std::vector<int64_t> dilation, bool ceil_mode)
+    : kernel_size_(pair("MaxPool2d", "kernel_size", std::move(kernel), 1)),
+      stride_(stride.empty() ? kernel_size_ : pair("MaxPool2d", "stride", std::move(stride), 1)),
+      padding_(pair("MaxPool2d", "padding", std::move(padding), 0)),
+      dilation_(pair("MaxPool2d", "dilation", std::move(dilation), 1)),
+      ceil_mode_(ceil_mode) {}
+
+Tensor MaxPool2d::forward(const Tensor& input) {
+  return max_pool2d(input, kernel_size_, stride_, padding_, dilation_, ceil_mode_);
+}
+
 LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, double eps, bool affine,
                      TensorOptions options)
     : shape_(std::move(normalized_shape)), eps_(eps) {

@@ -1,11 +1,13 @@
 // nn: modules, their parameter names, initialisation, moves, state dicts.
 #include <catch2/catch.hpp>
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 
 #include "plexus/autograd.h"
 #include "plexus/nn.h"
 #include "plexus/ops.h"
+#include "plexus/optim.h"
 
 using namespace plexus;
 using Catch::Contains;
@@ -137,4 +139,78 @@ TEST_CASE("activation, Flatten, LayerNorm and Embedding modules", "[nn]") {
   CHECK_THROWS_WITH(nn::CrossEntropyLoss()(ones({2, 3}), tensor<int64_t>({0, 3})),
                     Contains("class indices must be in [0, 3)"));
   CHECK_THROWS_WITH(nn::L1Loss("avg"), Contains("reduction must be"));
+}
+
+TEST_CASE("Conv2d: PyTorch's parameter shapes, names and initialisation bounds", "[nn][conv]") {
+  Generator gen(21);
+  nn::Conv2d conv(4, 6, {3, 2}, gen, {2}, {1}, {1}, 2);
+  CHECK(names(conv) == std::vector<std::string>{"weight", "bias"});
+  CHECK(conv.weight.sizes() == IntArrayRef({6, 2, 3, 2}));
+  CHECK(conv.bias.sizes() == IntArrayRef({6}));
+  // fan_in = 4 / 2 * 3 * 2 = 12: every value within 1/sqrt(12), and spread out.
+  const double bound = 1 / std::sqrt(12.0);
+  std::vector<float> w = conv.weight.tolist<float>();
+  float lo = w[0], hi = w[0];
+  for (float v : w) {
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  CHECK(lo >= -bound);
+  CHECK(hi <= bound);
+  CHECK(hi - lo > bound);
+  Tensor x = randn({2, 4, 7, 6}, gen);
+  Tensor want = conv2d(x, conv.weight, conv.bias, {2}, {1}, {1}, 2);
+  CHECK(conv.forward(x).tolist<float>() == want.tolist<float>());
+  CHECK(conv.forward(x.select(0, 0)).sizes() == want.select(0, 0).sizes());  // unbatched
+  CHECK(names(nn::Conv2d(3, 3, {1}, gen, {1}, {0}, {1}, 1, false)) ==
+        std::vector<std::string>{"weight"});
+  CHECK_THROWS_WITH(nn::Conv2d(4, 6, {3}, gen, {1}, {0}, {1}, 4),
+                    Contains("groups=4 must divide both channel counts"));
+  CHECK_THROWS_WITH(nn::Conv2d(4, 6, {3, 3, 3}, gen), Contains("kernel_size takes one value or two"));
+  CHECK_THROWS_WITH(conv.forward(randn({2, 3, 7, 6}, gen)),
+                    Contains("expected input [N, 4, H, W]") && Contains("[2, 3, 7, 6]"));
+}
+
+TEST_CASE("MaxPool2d: stride defaults to the kernel size", "[nn][pool]") {
+  Generator gen(22);
+  Tensor x = randn({2, 3, 8, 8}, gen);
+  CHECK(nn::MaxPool2d({2}).forward(x).sizes() == IntArrayRef({2, 3, 4, 4}));
+  CHECK(nn::MaxPool2d({3}, {1}, {1}).forward(x).tolist<float>() ==
+        max_pool2d(x, {3}, {1}, {1}).tolist<float>());
+  CHECK_THROWS_WITH(nn::MaxPool2d({0}), Contains("kernel_size must be at least 1"));
+}
+
+TEST_CASE("a small convolutional network learns a spatial task", "[nn][conv]") {
+  // The target is the brightest 2x2 block's mean of an 8x8 image. Over a
+  // fixed random filter the linear head cannot fit it: the network must
+  // learn its convolution through conv2d's and max_pool2d's gradients.
+  Generator data_gen(23);
+  Tensor x = randn({256, 1, 8, 8}, data_gen);
+  Tensor blocks = mean(x.reshape({256, 1, 4, 2, 4, 2}), std::vector<int64_t>{3, 5});
+  Tensor y = amax(blocks.reshape({256, 16}), {1}, true);
+  auto train = [&](bool learn_conv) {
+    Generator gen(24);
+    // A 2x2 filter at stride 2 can become the block mean; pooling over the
+    // 4x4 result then gives the target.
+    auto conv = nn::make<nn::Conv2d>(1, 1, std::vector<int64_t>{2}, gen, std::vector<int64_t>{2});
+    auto net = nn::make<nn::Sequential>();
+    net->add(conv)
+        .add(nn::make<nn::MaxPool2d>(std::vector<int64_t>{4}))
+        .add(nn::make<nn::Flatten>())
+        .add(nn::make<nn::Linear>(1, 1, gen));
+    optim::NamedParameters params;
+    for (auto& [name, p] : net->named_parameters())
+      if (learn_conv || name.rfind("0.", 0) != 0) params.emplace_back(name, p);
+    optim::Adam opt(params, {.lr = 0.01});
+    for (int step = 0; step < 200; ++step) {
+      opt.zero_grad();
+      mse_loss(net->forward(x), y).backward();
+      opt.step();
+    }
+    NoGradGuard g;
+    return mse_loss(net->forward(x), y).item<float>();
+  };
+  const float frozen = train(false), learned = train(true);
+  INFO("final loss: " << frozen << " with the convolution fixed, " << learned << " learned");
+  CHECK(learned < frozen / 3);
 }

@@ -118,6 +118,33 @@ class Flatten : public Module {
  private:
   int64_t start_, end_;
 };
+// 2-D convolution of [N, C_in, H, W] (or unbatched [C_in, H, W]) into
+// out_channels, with PyTorch's default initialisation: weight and bias
+// uniform in +-1/sqrt(fan_in), fan_in = in_channels / groups * kH * kW.
+// Window sizes take one value (both dims) or two. Zero padding only.
+class Conv2d : public Module {
+ public:
+  Conv2d(int64_t in_channels, int64_t out_channels, std::vector<int64_t> kernel_size,
+         Generator& gen, std::vector<int64_t> stride = {1}, std::vector<int64_t> padding = {0},
+         std::vector<int64_t> dilation = {1}, int64_t groups = 1, bool bias = true,
+         TensorOptions options = {});
+  Tensor forward(const Tensor& input) override;
+  Tensor weight, bias;
+  int64_t in_channels, out_channels, groups;
+  std::vector<int64_t> kernel_size, stride, padding, dilation;  // two values each
+};
+// 2-D max pooling; an empty stride means kernel_size, as in PyTorch.
+class MaxPool2d : public Module {
+ public:
+  explicit MaxPool2d(std::vector<int64_t> kernel_size, std::vector<int64_t> stride = {},
+                     std::vector<int64_t> padding = {0}, std::vector<int64_t> dilation = {1},
+                     bool ceil_mode = false);
+  Tensor forward(const Tensor& input) override;
+
+ private:
+  std::vector<int64_t> kernel_size_, stride_, padding_, dilation_;
+  bool ceil_mode_;
+};
 // Layer normalization over the last dims, with weight 1 and bias 0 to start.
 class LayerNorm : public Module {
  public:
