@@ -1,5 +1,6 @@
 // layer_norm over the trailing normalized dims: rows in parallel, each row's
-// mean and (biased) variance summed in lanes and blocks.
+// mean and (biased) variance summed in lanes and blocks. layer_norm_backward:
+// the input's gradient, one pass per row over the same statistics.
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -123,10 +124,86 @@ void layer_norm_out(const plexus_kernel_call& call) {
   });
 }
 
+// out = rstd (gw - mean(gw) - xhat mean(gw xhat)) per row, gw = g * w,
+// xhat = (x - mean) rstd, with the forward's mean and rstd.
+template <typename T>
+void layer_norm_backward(const plexus_tensor& grad, const plexus_tensor& input, int32_t k,
+                         const plexus_tensor* weight, double eps, const plexus_tensor& out) {
+  using C = sdk::compute_type_t<T>;
+  sdk::TensorView<const T> gv(grad), in(input);
+  sdk::TensorView<T> o(out);
+  RowIndex rows, out_rows;  // (input, grad) and (out, out) offsets of each row
+  int64_t n = 1;
+  for (int32_t d = 0; d < input.ndim; ++d) {
+    if (d < input.ndim - k) {
+      rows.push(input.sizes[d], input.strides[d], grad.strides[d]);
+      out_rows.push(input.sizes[d], out.strides[d], out.strides[d]);
+    } else {
+      n *= input.sizes[d];
+    }
+  }
+  if (rows.count == 0 || n == 0) return;
+  std::vector<C> w = affine<T>(weight, n, C(1));
+  std::vector<C> scratch(static_cast<size_t>(parts_for(rows.count) * n * 3));
+  parallel_parts(rows.count, n * 8, [&](int64_t part, int64_t lo, int64_t hi) {
+    C* x = scratch.data() + part * n * 3;
+    C* g = x + n;
+    C* y = g + n;
+    for (int64_t r = lo; r < hi; ++r) {
+      int64_t io, go, oo, unused;
+      rows.offsets(r, io, go);
+      out_rows.offsets(r, oo, unused);
+      copy_trailing<false>(input, k, in.data() + io, x);
+      copy_trailing<false>(grad, k, gv.data() + go, g);
+      C mean = static_cast<C>(row_sum(x, n, [](C v) { return v; }) / static_cast<double>(n));
+      double var = row_sum(x, n, [mean](C v) { return (v - mean) * (v - mean); }) /
+                   static_cast<double>(n);
+      C rstd = static_cast<C>(1.0 / std::sqrt(var + eps));
+      double sum_gw = 0, sum_gw_xhat = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        C gw = g[j] * w[j];
+        sum_gw += gw;
+        sum_gw_xhat += gw * (x[j] - mean) * rstd;
+      }
+      const C a = static_cast<C>(sum_gw / static_cast<double>(n));
+      const C b = static_cast<C>(sum_gw_xhat / static_cast<double>(n));
+      for (int64_t j = 0; j < n; ++j) {
+        C xhat = (x[j] - mean) * rstd;
+        y[j] = rstd * (g[j] * w[j] - a - xhat * b);
+      }
+      copy_trailing<true>(out, k, o.data() + oo, y);
+    }
+  });
+}
+
+// layer_norm_backward.out(grad_output, input, normalized_shape, weight, eps, out)
+void layer_norm_backward_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& grad = a.tensor(0);
+  const plexus_tensor& input = a.tensor(1);
+  int32_t k = static_cast<int32_t>(a.int_list(2).size());
+  const plexus_tensor* weight = a.optional_tensor(3);
+  double eps = a.floating(4);
+  const plexus_tensor& out = a.tensor(5);
+  check_dims(input, call.op);
+  if (k > input.ndim)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "layer_norm_backward: normalized_shape has more dims than input");
+  sdk::visit_dtype(input.dtype, [&](auto tag) {
+    using T = typename decltype(tag)::type;
+    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
+      layer_norm_backward<T>(grad, input, k, weight, eps, out);
+    else
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("layer_norm_backward: ") +
+                                              sdk::dtype_name(input.dtype) + " is not floating");
+  });
+}
+
 }  // namespace
 
 void register_layer_norm(CpuBackend& b) {
   b.register_kernel<&layer_norm_out>("layer_norm.out", sdk::kFloatingDTypes);
+  b.register_kernel<&layer_norm_backward_out>("layer_norm_backward.out", sdk::kFloatingDTypes);
 }
 
 }  // namespace plexus::cpu

@@ -5,33 +5,26 @@
 namespace plexus::autograd {
 namespace {
 
-// layer_norm(input, normalized_shape, weight, bias, eps), over the last
-// k = len(normalized_shape) dims, with xhat = (x - mean) * rstd:
-//   d/dx = rstd (gw - mean(gw) - xhat mean(gw xhat)), gw = g * weight
-//   d/dweight = g xhat, d/dbias = g (the engine sums both over the other dims)
-void layer_norm_backward(BackwardContext& c) {
+// layer_norm(input, normalized_shape, weight, bias, eps): the input's
+// gradient through the catalog's layer_norm_backward (one row pass where the
+// plugin has a kernel); weight's is g * xhat, with xhat from layer_norm
+// without weight and bias (one more forward pass), and bias's is g (the
+// engine sums both over the leading dims).
+void layer_norm_backward_rule(BackwardContext& c) {
   const Tensor& x = c.input(0);
-  const int64_t k = static_cast<int64_t>(c.int_list(1)->size());
-  std::vector<int64_t> dims;
-  for (int64_t d = x.dim() - k; d < x.dim(); ++d) dims.push_back(d);
+  std::vector<int64_t> shape = *c.int_list(1);
   const double eps = c.real(4);
-  Tensor centred = sub(x, mean(x, dims, true));
-  Tensor rstd = rsqrt(add(mean(mul(centred, centred), dims, true), eps));
-  Tensor xhat = mul(centred, rstd);
   const Tensor& g = c.grad();
-  if (c.needs(0)) {
-    Tensor gw = c.has(2) ? mul(g, c.input(2)) : g;
-    Tensor inner = sub(sub(gw, mean(gw, dims, true)), mul(xhat, mean(mul(gw, xhat), dims, true)));
-    c.set(0, mul(rstd, inner));
-  }
-  if (c.needs(2)) c.set(2, mul(g, xhat));
+  if (c.needs(0))
+    c.set(0, layer_norm_backward(g, x, shape, c.has(2) ? c.input(2) : Tensor(), eps));
+  if (c.needs(2)) c.set(2, mul(g, layer_norm(x, shape, {}, {}, eps)));
   if (c.needs(3)) c.set(3, g);
 }
 
 }  // namespace
 
 void add_layer_norm_rules(RuleTable& t) {
-  t.push_back({"layer_norm", "LayerNormBackward", arg(0) | arg(2), false, layer_norm_backward});
+  t.push_back({"layer_norm", "LayerNormBackward", arg(0) | arg(2), false, layer_norm_backward_rule});
 }
 
 }  // namespace plexus::autograd

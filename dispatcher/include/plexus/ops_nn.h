@@ -72,6 +72,11 @@ Tensor layer_norm(const Tensor& input, IntArrayRef normalized_shape, const Tenso
                   const Tensor& bias = {}, double eps = 1e-5);
 const Tensor& layer_norm_out(const Tensor& out, const Tensor& input, IntArrayRef normalized_shape,
                              const Tensor& weight = {}, const Tensor& bias = {}, double eps = 1e-5);
+// The gradient of layer_norm's result with respect to its input (weight
+// undefined: none); the gradients of weight and bias are g * xhat and g.
+Tensor layer_norm_backward(const Tensor& grad_output, const Tensor& input,
+                           IntArrayRef normalized_shape, const Tensor& weight = {},
+                           double eps = 1e-5);
 // 2-D convolution of input [N, C, H, W] (or unbatched [C, H, W]) with weight
 // [C_out, C / groups, kH, kW]. Lists take one value (both dims) or two.
 Tensor conv2d(const Tensor& input, const Tensor& weight, const Tensor& bias = {},

@@ -98,10 +98,70 @@ void layer_norm_cases(CaseSet& set) {
   add({"stress", {64, 257}, 1}).stress = true;
 }
 
+// layer_norm_backward(grad_output, input, normalized_shape, weight, eps).
+void layer_norm_backward_cases(CaseSet& set) {
+  const DType dt = set.dtype();
+  struct Spec {
+    std::string name;
+    ref::Sizes sizes;
+    size_t normalized;
+    bool weight = true;
+    double eps = 1e-5;
+    uint32_t layout = Contiguous;
+  };
+  auto add = [&](const Spec& s) -> Case& {
+    Case& c = set.add(s.name);
+    ref::Sizes ns(s.sizes.end() - static_cast<ptrdiff_t>(s.normalized), s.sizes.end());
+    c.tensor("grad_output", random(c.rng, dt, s.sizes, {-2, 2}), s.layout)
+        .tensor("input", random(c.rng, dt, s.sizes), s.layout)
+        .arg("normalized_shape", ns);
+    if (s.weight) c.tensor("weight", random(c.rng, dt, ns, {-2, 2}));
+    if (s.eps != 1e-5) c.arg("eps", s.eps);
+    const int64_t nd = static_cast<int64_t>(s.normalized);
+    int64_t len = 1;
+    for (int64_t v : ns) len *= v;
+    const double eps = s.eps, terms = static_cast<double>(len + 4);
+    c.ref([nd, eps, terms](const Inputs& in) {
+      std::vector<double> sc;
+      ref::Tensor g = ref::layer_norm_backward(in["grad_output"], in["input"], nd,
+                                               in.has("weight") ? &in["weight"] : nullptr, eps,
+                                               &sc);
+      return accumulated(std::move(g), std::move(sc), terms);
+    });
+    c.tolerance(Tolerance{.ulps = 2, .acc = 1});
+    return c;
+  };
+  add({"plain", {7, 13}, 1, false});
+  add({"weight", {7, 13}, 1});
+  add({"2d_normalized", {3, 5, 7}, 2});
+  add({"all_dims", {5, 7}, 2, false});
+  add({"1d", {17}, 1});
+  add({"one", {1}, 1});
+  add({"one_per_row", {6, 1}, 1});
+  add({"empty_rows", {0, 5}, 1});
+  add({"empty_normalized", {3, 0}, 1, false});
+  add({"eps_large", {7, 13}, 1, true, 0.5});
+  add({"long_row", {3, 2053}, 1});
+  add({"large", {256, 1031}, 1});
+  add({"transposed", {13, 17}, 1, true, 1e-5, Transposed}).out_layout = Transposed;
+  add({"strided", {13, 17}, 1, true, 1e-5, Strided}).out_layout = Strided;
+  add({"offset", {5, 9}, 2, true, 1e-5, Offset}).out_layout = Offset;
+  add({"expanded", {13, 17}, 1, true, 1e-5, Expanded});
+  {
+    Case& c = add({"error_grad_shape", {4, 6}, 1});
+    c.tensor("grad_output", random(c.rng, dt, {6, 4}));
+    c.expect_error = "grad_output";
+  }
+  add({"error_shape", {4, 6}, 1}).arg("normalized_shape", Ints{4}).expect_error =
+      "normalized_shape";
+  add({"stress", {64, 257}, 1}).stress = true;
+}
+
 }  // namespace
 
 void add_layer_norm_ops(std::vector<OpInfo>& v) {
   v.push_back({"layer_norm.out", layer_norm_cases});
+  v.push_back({"layer_norm_backward.out", layer_norm_backward_cases});
 }
 
 }  // namespace plexus::conformance

@@ -4,6 +4,7 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace plexus::ref {
 
@@ -52,6 +53,52 @@ Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* we
       if (xhat != 0) s += len * std::fabs(xhat) * (raw_sq / len + eps) / denom;
       s = s * std::fabs(w) + std::fabs(xhat * w) + std::fabs(b);
       (*scale)[static_cast<size_t>(base + k)] = static_cast<double>(s);
+    }
+  }
+  return out;
+}
+
+Tensor layer_norm_backward(const Tensor& grad, const Tensor& input, int64_t normalized_dims,
+                           const Tensor* weight, double eps, std::vector<double>* scale) {
+  int64_t len = 1;
+  for (int64_t d = input.dim() - normalized_dims; d < input.dim(); ++d)
+    len *= input.sizes[static_cast<size_t>(d)];
+  Tensor out(input.dtype, input.sizes);
+  if (scale) scale->assign(static_cast<size_t>(out.numel()), 0.0);
+  if (len == 0) return out;
+  const int64_t rows = input.numel() / len;
+  std::vector<long double> xhat(static_cast<size_t>(len)), gw(xhat.size());
+  for (int64_t row = 0; row < rows; ++row) {
+    const int64_t base = row * len;
+    long double sum = 0;
+    for (int64_t k = 0; k < len; ++k) sum += input.at(base + k);
+    const long double mean = sum / len;
+    long double var = 0;
+    for (int64_t k = 0; k < len; ++k) {
+      long double c = input.at(base + k) - mean;
+      var += c * c;
+    }
+    const long double rstd = 1 / std::sqrt(var / len + eps);
+    long double a = 0, b = 0, abs_a = 0, abs_b = 0;
+    for (int64_t k = 0; k < len; ++k) {
+      size_t u = static_cast<size_t>(k);
+      xhat[u] = (input.at(base + k) - mean) * rstd;
+      gw[u] = static_cast<long double>(grad.at(base + k)) * (weight ? weight->at(k) : 1.0);
+      a += gw[u];
+      b += gw[u] * xhat[u];
+      abs_a += std::fabs(gw[u]);
+      abs_b += std::fabs(gw[u] * xhat[u]);
+    }
+    a /= len;
+    b /= len;
+    abs_a /= len;
+    abs_b /= len;
+    for (int64_t k = 0; k < len; ++k) {
+      size_t u = static_cast<size_t>(k);
+      out.set_float(base + k, static_cast<double>(rstd * (gw[u] - a - xhat[u] * b)));
+      if (scale)
+        (*scale)[static_cast<size_t>(base + k)] = static_cast<double>(
+            rstd * (std::fabs(gw[u]) + abs_a + (std::fabs(xhat[u]) + 1) * (abs_b + abs_a)));
     }
   }
   return out;

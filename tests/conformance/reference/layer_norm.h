@@ -17,4 +17,10 @@ namespace plexus::ref {
 Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* weight,
                   const Tensor* bias, double eps, std::vector<double>* scale = nullptr);
 
+// The gradient of layer_norm with respect to its input, given grad: per row,
+// rstd (gw - mean(gw) - xhat mean(gw xhat)), gw = grad * weight, xhat =
+// (x - mean) rstd. `scale` gets the size of those terms times rstd.
+Tensor layer_norm_backward(const Tensor& grad, const Tensor& input, int64_t normalized_dims,
+                           const Tensor* weight, double eps, std::vector<double>* scale = nullptr);
+
 }  // namespace plexus::ref
