@@ -1,7 +1,7 @@
 #include "plexus/data.h"
 
+#include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 
 #include "plexus/autograd.h"
@@ -43,20 +43,14 @@ std::vector<Fold> kfold(int64_t n, int64_t n_splits, Generator* shuffle) {
 
 Tensor take_rows(const Tensor& x, const Indices& rows) {
   PLEXUS_CHECK(x.dim() >= 1, ErrorCode::InvalidArgument, "take_rows: {} has no rows", x.str());
+  for (int64_t r : rows)
+    PLEXUS_CHECK(r >= 0 && r < x.size(0), ErrorCode::InvalidArgument,
+                 "take_rows: row {} is out of range for {} rows", r, x.size(0));
   NoGradGuard no_grad;
-  Tensor host = x.cpu().contiguous();
-  std::vector<int64_t> sizes(x.sizes().begin(), x.sizes().end());
-  sizes[0] = static_cast<int64_t>(rows.size());
-  Tensor out = empty(sizes, TensorOptions(x.dtype()));
-  const size_t row_bytes = host.numel() ? host.nbytes() / static_cast<size_t>(x.size(0)) : 0;
-  for (size_t i = 0; i < rows.size(); ++i) {
-    PLEXUS_CHECK(rows[i] >= 0 && rows[i] < x.size(0), ErrorCode::InvalidArgument,
-                 "take_rows: row {} is out of range for {} rows", rows[i], x.size(0));
-    std::memcpy(static_cast<char*>(out.data_ptr()) + i * row_bytes,
-                static_cast<const char*>(host.data_ptr()) + static_cast<size_t>(rows[i]) * row_bytes,
-                row_bytes);
-  }
-  return out.to(x.device());
+  Tensor index = empty({static_cast<int64_t>(rows.size())}, TensorOptions(DType::I64));
+  std::copy(rows.begin(), rows.end(), index.data<int64_t>());
+  // One gather on x's device (index_select), not a round trip through the host.
+  return index_select(x, 0, index.to(x.device()));
 }
 
 StandardScaler& StandardScaler::fit(const Tensor& x) {

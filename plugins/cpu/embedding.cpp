@@ -1,6 +1,6 @@
 // embedding: rows of weight picked by int32 or int64 indices, every index
 // checked first. embedding_backward: the scatter-add of gradient rows into
-// the rows the indices picked.
+// the rows the indices picked. index_select: slices along a dim, gathered.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -175,9 +175,83 @@ void embedding_backward_out(const plexus_kernel_call& call) {
                   sdk::dtype_name(indices.dtype));
 }
 
+// "index_select: index[k] = v is out of range ...", for the first bad index.
+template <typename I>
+void check_select_indices(const plexus_tensor& index, int64_t n, int64_t dim) {
+  int64_t position = 0, bad = -1, value = 0;
+  sdk::for_each(sdk::TensorView<const I>(index), [&](const I& v) {
+    if (bad < 0 && (v < 0 || static_cast<int64_t>(v) >= n)) {
+      bad = position;
+      value = v;
+    }
+    ++position;
+  });
+  if (bad >= 0)
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "index_select: index[" + std::to_string(bad) + "] = " + std::to_string(value) +
+                  " is out of range for dim " + std::to_string(dim) + " of size " +
+                  std::to_string(n) + " (expected 0 <= index < " + std::to_string(n) + ")");
+}
+
+// out's lines along dim take self's lines at index[k]: every line (all other
+// dims) in parallel.
+template <typename T, typename I>
+void index_select(const plexus_tensor& self, int64_t dim, const plexus_tensor& index,
+                  const plexus_tensor& out) {
+  sdk::TensorView<const T> in(self);
+  sdk::TensorView<T> o(out);
+  const int64_t m = index.ndim ? index.sizes[0] : 1;
+  const int64_t istride = index.ndim ? index.strides[0] : 0;
+  const I* ip = sdk::TensorView<const I>(index).data();
+  if (self.ndim == 0) {
+    if (m == 1) o.data()[0] = in.data()[0];
+    return;
+  }
+  RowIndex lines;
+  for (int32_t d = 0; d < self.ndim; ++d)
+    if (d != dim) lines.push(self.sizes[d], self.strides[d], out.strides[d]);
+  const int64_t ss = self.strides[dim], os = out.strides[dim];
+  if (lines.count == 0 || m == 0) return;
+  parallel_for(lines.count, m, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      int64_t io, oo;
+      lines.offsets(r, io, oo);
+      for (int64_t k = 0; k < m; ++k)
+        o.data()[oo + k * os] = in.data()[io + static_cast<int64_t>(ip[k * istride]) * ss];
+    }
+  });
+}
+
+// index_select.out(self, dim, index, *, out)
+void index_select_out(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  const plexus_tensor& self = a.tensor(0);
+  const int64_t dim = a.integer(1);
+  const plexus_tensor& index = a.tensor(2);
+  const plexus_tensor& out = a.tensor(3);
+  check_dims(self, call.op);
+  const int64_t n = self.ndim ? self.sizes[dim] : 1;
+  auto run = [&](auto index_tag) {
+    using I = typename decltype(index_tag)::type;
+    check_select_indices<I>(index, n, dim);
+    sdk::visit_dtype(self.dtype, [&](auto tag) {
+      index_select<typename decltype(tag)::type, I>(self, dim, index, out);
+    });
+  };
+  if (index.dtype == PLEXUS_DTYPE_I64)
+    run(sdk::DTypeTag<int64_t>{});
+  else if (index.dtype == PLEXUS_DTYPE_I32)
+    run(sdk::DTypeTag<int32_t>{});
+  else
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              std::string("index_select: index must be int32 or int64, got ") +
+                  sdk::dtype_name(index.dtype));
+}
+
 }  // namespace
 
 void register_embedding(CpuBackend& b) {
+  b.register_kernel<&index_select_out>("index_select.out", sdk::kAllDTypes);
   b.register_kernel<&embedding_out>("embedding.out", sdk::kAllDTypes);
   b.register_kernel<&embedding_backward_out>("embedding_backward.out", sdk::kFloatingDTypes);
 }

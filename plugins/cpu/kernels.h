@@ -9,15 +9,16 @@ namespace plexus::cpu {
 
 void register_copy(CpuBackend& b);        // copy.cpp: copy_, fill_
 void register_binary(CpuBackend& b);      // binary.cpp: add, sub, mul, div, pow, maximum, minimum
-void register_unary(CpuBackend& b);       // unary.cpp: neg, abs, exp, ..., gelu, silu, clamp, relu
+void register_unary(CpuBackend& b);       // unary.cpp: neg, abs, exp, ..., gelu, silu, clamp, relu;
+                                          // threshold/sigmoid/tanh/silu/gelu_backward
 void register_compare(CpuBackend& b);     // compare.cpp: eq..ge, where
-void register_pointwise(CpuBackend& b);   // pointwise.cpp: lerp, addcmul, addcdiv
+void register_pointwise(CpuBackend& b);   // pointwise.cpp: lerp, addcmul, addcdiv, mse_loss_backward
 void register_reduce(CpuBackend& b);      // reduce.cpp: sum, mean, amax, amin, argmax, argmin
 void register_matmul(CpuBackend& b);      // matmul.cpp: mm, bmm, addmm (oneDNN)
-void register_softmax(CpuBackend& b);     // softmax.cpp: softmax, log_softmax
-void register_layer_norm(CpuBackend& b);  // layer_norm.cpp: layer_norm
-void register_pool(CpuBackend& b);        // pool.cpp: max_pool2d
-void register_embedding(CpuBackend& b);   // embedding.cpp: embedding
+void register_softmax(CpuBackend& b);     // softmax.cpp: softmax, log_softmax and their backward
+void register_layer_norm(CpuBackend& b);  // layer_norm.cpp: layer_norm, layer_norm_backward
+void register_pool(CpuBackend& b);        // pool.cpp: max_pool2d, max_pool2d_backward
+void register_embedding(CpuBackend& b);   // embedding.cpp: embedding, embedding_backward, index_select
 void register_conv(CpuBackend& b);        // conv.cpp: conv2d (oneDNN)
 void register_shape(CpuBackend& b);       // shape.cpp: cat
 // The graph compiler of ABI 1.1 (graph.cpp), chained to the backend's table.

@@ -218,3 +218,22 @@ TEST_CASE("embedding with scale_grad_by_freq divides each row by how often it wa
   CHECK(g[6] == 1);  // row 3: one position
   CHECK(g[0] == 0);
 }
+
+TEST_CASE("index_select rule: repeated indices add up, along any dim", "[rules]") {
+  Tensor x = leaf({4, 5, 3}, 40);
+  Tensor rows = tensor<int64_t>({3, 0, 3, 1});
+  Tensor cols = tensor<int32_t>({4, 4, 2});
+  CHECK(gradcheck([rows](const Inputs& v) { return index_select(v[0], 0, rows); }, {x}));
+  CHECK(gradcheck([cols](const Inputs& v) { return index_select(v[0], 1, cols); }, {x}));
+  CHECK(gradcheck([rows](const Inputs& v) { return index_select(v[0].transpose(0, 2), -1, rows); },
+                  {x}));
+  Tensor one = tensor<int64_t>({2});
+  CHECK(gradcheck([one](const Inputs& v) { return index_select(v[0], 2, one.reshape({})); }, {x}));
+  // The values: row 3 picked twice gets twice the gradient; row 2 none.
+  Tensor w = leaf({4, 2}, 41);
+  index_select(w, 0, rows).sum().backward();
+  CHECK(w.grad().tolist<double>() == std::vector<double>{1, 1, 1, 1, 0, 0, 2, 2});
+  CHECK_THROWS_WITH(index_select(w, 0, tensor<int64_t>({1, 4})),
+                    Catch::Contains("index_select") && Catch::Contains("out of range"));
+  CHECK_THROWS_WITH(index_select(w, 0, tensor<double>({1.0})), Catch::Contains("int32 or int64"));
+}

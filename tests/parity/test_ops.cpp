@@ -190,6 +190,26 @@ TEST_CASE("max_pool2d's gradient with ties matches libtorch", "[parity]") {
   check_close(values(x.grad()), values(tx.grad()), "gradient");
 }
 
+TEST_CASE("index_select's forward and gradient match libtorch, repeated indices", "[parity]") {
+  std::mt19937 gen(8);
+  Tensor x = random_leaf({5, 4, 3}, gen, -1, 1);
+  torch::Tensor tx = to_torch(x).set_requires_grad(true);
+  for (int64_t dim : {0, 1, -1}) {
+    INFO("dim " << dim);
+    x.set_grad(Tensor());
+    if (tx.grad().defined()) tx.grad().zero_();
+    Tensor pi = tensor<int64_t>({2, 0, 2, 1});
+    torch::Tensor ti = torch::tensor(std::vector<int64_t>{2, 0, 2, 1});
+    Tensor py = index_select(x, dim, pi);
+    torch::Tensor ty = torch::index_select(tx, dim, ti);
+    check_close(values(py), values(ty), "forward");
+    Tensor g = random_leaf(Sizes(py.sizes().begin(), py.sizes().end()), gen, -1, 1).detach();
+    py.backward(g);
+    ty.backward(to_torch(g));
+    check_close(values(x.grad()), values(tx.grad()), "gradient");
+  }
+}
+
 TEST_CASE("embedding's forward and gradient match libtorch, repeated and padding indices",
           "[parity]") {
   std::mt19937 gen(7);

@@ -125,6 +125,11 @@ Tensor embedding(const Tensor& weight, const Tensor& indices, int64_t padding_id
 const Tensor& embedding_out(const Tensor& out, const Tensor& weight, const Tensor& indices,
                             int64_t padding_idx = -1, bool scale_grad_by_freq = false,
                             bool sparse = false);
+// The slices of self along dim named by index (int32/int64, 0-d or 1-D), in
+// its order: X[rows] is index_select(X, 0, rows).
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim,
+                               const Tensor& index);
 // The gradient of embedding's result with respect to its weight [num_weights,
 // dim]: each position's gradient row added into the row its index picked.
 Tensor embedding_backward(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,

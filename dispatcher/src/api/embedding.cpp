@@ -26,4 +26,15 @@ Tensor embedding_backward(const Tensor& grad_output, const Tensor& indices, int6
                            Value::integer(num_weights), Value::integer(padding_idx),
                            Value::boolean(scale_grad_by_freq)});
 }
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  static const Operator& op = detail::op("index_select");
+  return detail::call(op, {Value::tensor(self), Value::integer(dim), Value::tensor(index)});
+}
+const Tensor& index_select_out(const Tensor& out, const Tensor& self, int64_t dim,
+                               const Tensor& index) {
+  static const Operator& op = detail::op("index_select.out");
+  detail::call(op, {Value::tensor(self), Value::integer(dim), Value::tensor(index),
+                    Value::tensor(out)});
+  return out;
+}
 }  // namespace plexus

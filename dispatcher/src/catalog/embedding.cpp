@@ -1,4 +1,4 @@
-// embedding and its backward op.
+// Gathers by index: embedding and its backward op, and index_select.
 //
 // What the kernel receives: weight [num, dim] in its dtype (the compute dtype);
 // indices as given, int32 or int64 (the kernel checks their values are in range).
@@ -12,6 +12,12 @@
 // indices as given, and padding_idx wrapped into [0, num_weights) or -1
 // (none). Its composite default is a one-hot product (positions x rows);
 // plugins register the scatter-add.
+// index_select(self, dim, index): the slices of self along dim that index
+// (int32 or int64, 0-d or 1-D) names, in its order, repeats allowed. Its
+// kernel receives dim wrapped and index as given; it checks every index.
+// Its composite default is embedding over self with dim moved to the front.
+#include <numeric>
+
 #include "catalog/catalog.h"
 #include "plexus/factories.h"
 #include "plexus/ops.h"
@@ -92,6 +98,69 @@ void embedding_backward_composite(void*, KernelCall& call) {
   out.copy_(sum);
 }
 
+// index_select(self, dim, index)
+OutputSpec index_select_meta(MetaContext& ctx) {
+  const Tensor& self = ctx.tensor(0);
+  const Tensor& index = ctx.tensor(2);
+  PLEXUS_CHECK_ARG(index.dtype() == DType::I32 || index.dtype() == DType::I64, ctx.name(2),
+                   "index_select expects int32 or int64 indices, got {}",
+                   dtype_name(index.dtype()));
+  PLEXUS_CHECK_ARG(index.dim() <= 1, ctx.name(2),
+                   "index_select expects a 0-d or 1-D index, got shape {}",
+                   shape_str(index.sizes()));
+  check_dtype(ctx, 0, self.dtype(), ctx.op().catalog_dtypes());
+  int64_t dim = naming_argument(ctx.name(1), [&] { return wrap_dim(ctx.integer(1), self.dim()); });
+  ctx.set_value(1, Value::integer(dim));
+  Shape out(self.sizes().begin(), self.sizes().end());
+  if (out.empty()) {
+    PLEXUS_CHECK_ARG(index.numel() == 1, ctx.name(2),
+                     "index_select of a 0-d self takes one index, got {}", index.numel());
+  } else {
+    out[static_cast<size_t>(dim)] = index.numel();
+  }
+  return {out, self.dtype(), self.dtype()};
+}
+
+// self with `dim` moved to the front, as [size(dim), everything else].
+Tensor rows_along(const Tensor& self, int64_t dim) {
+  Tensor x = self.dim() == 0 ? self.reshape({1}) : self;
+  std::vector<int64_t> order(static_cast<size_t>(x.dim()));
+  std::iota(order.begin(), order.end(), 0);
+  order.erase(order.begin() + dim);
+  order.insert(order.begin(), dim);
+  Tensor front = x.permute(order);
+  return front.reshape({x.size(dim), x.numel() / std::max<int64_t>(x.size(dim), 1)});
+}
+
+// index_select.out: embedding of the rows along dim, moved back into place.
+void index_select_composite(void*, KernelCall& call) {
+  const Tensor& self = call.args[0].to_tensor();
+  const int64_t dim = call.args[1].to_int();
+  const Tensor& index = call.args[2].to_tensor();
+  const Tensor& out = call.args[3].to_tensor();
+  const int64_t n = self.dim() == 0 ? 1 : self.size(dim);
+  if (index.numel() > 0) {
+    const int64_t lo = amin(index).item<int64_t>(), hi = amax(index).item<int64_t>();
+    PLEXUS_CHECK_ARG(lo >= 0 && hi < n, "index",
+                     "index {} is out of range for dim {} of size {} (expected 0 <= index < {})",
+                     lo < 0 ? lo : hi, dim, n, n);
+  }
+  if (out.numel() == 0) return;
+  if (self.dim() == 0) {
+    out.copy_(self);
+    return;
+  }
+  Tensor picked = embedding(rows_along(self, dim), index.reshape({-1}));  // [m, rest]
+  // Back to self's dim order, through out's own layout.
+  std::vector<int64_t> order(static_cast<size_t>(self.dim()));
+  std::iota(order.begin(), order.end(), 0);
+  order.erase(order.begin() + dim);
+  order.insert(order.begin(), dim);
+  std::vector<int64_t> front_sizes;
+  for (int64_t d : order) front_sizes.push_back(out.size(d));
+  out.permute(order).copy_(picked.reshape(front_sizes));
+}
+
 }  // namespace
 
 void define_embedding_ops(Dispatcher& d) {
@@ -110,6 +179,12 @@ void define_embedding_ops(Dispatcher& d) {
             .meta = embedding_backward_meta,
             .composite = embedding_backward_composite,
             .dtypes = kFloatTypes});
+  d.define({.functional = "index_select(Tensor self, int dim, Tensor index) -> Tensor",
+            .out = "index_select.out(Tensor self, int dim, Tensor index, *, Tensor(a!) out) -> "
+                   "Tensor(a!)",
+            .meta = index_select_meta,
+            .composite = index_select_composite,
+            .dtypes = kAllTypes});
 }
 
 }  // namespace plexus

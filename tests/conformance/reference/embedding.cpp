@@ -63,4 +63,31 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
   return out;
 }
 
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index) {
+  const int64_t m = index.numel();
+  if (self.dim() == 0) {
+    if (m != 1 || index.at_int(0) != 0) throw std::out_of_range("index_select: bad index");
+    return self;
+  }
+  const int64_t d = wrap_dim(dim, self.dim());
+  Sizes sizes = self.sizes;
+  const int64_t n = sizes[static_cast<size_t>(d)];
+  sizes[static_cast<size_t>(d)] = m;
+  Tensor out(self.dtype, sizes);
+  for (int64_t k = 0; k < m; ++k)
+    if (index.at_int(k) < 0 || index.at_int(k) >= n)
+      throw std::out_of_range("index_select: index " + std::to_string(index.at_int(k)));
+  for_each_index(sizes, [&](const Sizes& idx, int64_t flat) {
+    Sizes src = idx;
+    src[static_cast<size_t>(d)] = index.at_int(idx[static_cast<size_t>(d)]);
+    int64_t at = 0;
+    for (size_t i = 0; i < src.size(); ++i) at = at * self.sizes[i] + src[i];
+    if (out.integral())
+      out.set_int(flat, self.at_int(at));
+    else
+      out.set_float(flat, self.at(at));
+  });
+  return out;
+}
+
 }  // namespace plexus::ref

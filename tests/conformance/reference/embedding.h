@@ -19,4 +19,8 @@ Tensor embedding_backward(const Tensor& grad, const Tensor& indices, int64_t num
                           int64_t padding_idx, bool scale_grad_by_freq,
                           std::vector<double>* scale = nullptr);
 
+// index_select: the slices of self along dim at index's values, in order
+// (a 0-d self takes one index, 0). Throws std::out_of_range for a bad index.
+Tensor index_select(const Tensor& self, int64_t dim, const Tensor& index);
+
 }  // namespace plexus::ref
