@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "elementwise.h"
 #include "kernels.h"
 #include "rows.h"
 
@@ -156,13 +157,8 @@ void embedding_backward_out(const plexus_kernel_call& call) {
   auto run = [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
     check_indices<I>(indices, out.sizes[0]);
-    sdk::visit_dtype(grad.dtype, [&](auto tag) {
-      using T = typename decltype(tag)::type;
-      if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-        embedding_backward<T, I>(grad, indices, padding, by_freq, out);
-      else
-        sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("embedding_backward: ") +
-                                                sdk::dtype_name(grad.dtype) + " is not floating");
+    visit<sdk::kFloatingDTypes>(grad.dtype, call.op, [&](auto tag) {
+      embedding_backward<typename decltype(tag)::type, I>(grad, indices, padding, by_freq, out);
     });
   };
   if (indices.dtype == PLEXUS_DTYPE_I64)

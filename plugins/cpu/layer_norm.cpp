@@ -8,6 +8,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "elementwise.h"
 #include "kernels.h"
 #include "rows.h"
 
@@ -189,13 +190,9 @@ void layer_norm_backward_out(const plexus_kernel_call& call) {
   if (k > input.ndim)
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
               "layer_norm_backward: normalized_shape has more dims than input");
-  sdk::visit_dtype(input.dtype, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(input.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-      layer_norm_backward<T>(grad, input, k, weight, eps, out);
-    else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("layer_norm_backward: ") +
-                                              sdk::dtype_name(input.dtype) + " is not floating");
+    layer_norm_backward<T>(grad, input, k, weight, eps, out);
   });
 }
 

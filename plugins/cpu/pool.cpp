@@ -7,6 +7,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "elementwise.h"
 #include "kernels.h"
 #include "rows.h"
 
@@ -166,13 +167,9 @@ void max_pool2d_backward_out(const plexus_kernel_call& call) {
   const plexus_tensor& self = a.tensor(1);
   const plexus_tensor& out = a.tensor(7);
   const Pool p = sdk::read_max_pool2d_backward_window(a);
-  sdk::visit_dtype(self.dtype, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(self.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-      max_pool2d_backward<T>(grad, self, p, out);
-    else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("max_pool2d_backward: ") +
-                                              sdk::dtype_name(self.dtype) + " is not floating");
+    max_pool2d_backward<T>(grad, self, p, out);
   });
 }
 

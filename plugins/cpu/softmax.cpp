@@ -11,6 +11,7 @@
 #include <type_traits>
 #include <vector>
 
+#include "elementwise.h"
 #include "kernels.h"
 #include "rows.h"
 
@@ -506,13 +507,9 @@ void softmax_backward_out(const plexus_kernel_call& call) {
   const plexus_tensor& out = a.tensor(3);
   check_dims(y, call.op);
   int64_t dim = a.integer(2);
-  sdk::visit_dtype(y.dtype, [&](auto tag) {
+  visit<sdk::kFloatingDTypes>(y.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
-      softmax_backward<T, Log>(grad, y, dim, out);
-    else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string(call.op) + ": " + sdk::dtype_name(y.dtype) + " is not floating");
+    softmax_backward<T, Log>(grad, y, dim, out);
   });
 }
 

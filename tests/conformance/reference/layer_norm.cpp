@@ -8,15 +8,24 @@
 
 namespace plexus::ref {
 
+namespace {
+// The number of elements in one normalized row: the product of the last
+// normalized_dims sizes.
+int64_t normalized_len(const Tensor& input, int64_t normalized_dims) {
+  int64_t len = 1;
+  for (int64_t d = input.dim() - normalized_dims; d < input.dim(); ++d)
+    len *= input.sizes[static_cast<size_t>(d)];
+  return len;
+}
+}  // namespace
+
 Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* weight,
                   const Tensor* bias, double eps, std::vector<double>* scale) {
   if (input.integral())
     throw std::invalid_argument("layer_norm: the reference needs a floating input");
   if (normalized_dims < 1 || normalized_dims > input.dim())
     throw std::invalid_argument("layer_norm: bad number of normalized dims");
-  int64_t len = 1;
-  for (int64_t d = input.dim() - normalized_dims; d < input.dim(); ++d)
-    len *= input.sizes[static_cast<size_t>(d)];
+  const int64_t len = normalized_len(input, normalized_dims);
   Tensor out(input.dtype, input.sizes);
   if (scale) scale->assign(static_cast<size_t>(out.numel()), 0.0);
   if (len == 0) return out;
@@ -60,9 +69,7 @@ Tensor layer_norm(const Tensor& input, int64_t normalized_dims, const Tensor* we
 
 Tensor layer_norm_backward(const Tensor& grad, const Tensor& input, int64_t normalized_dims,
                            const Tensor* weight, double eps, std::vector<double>* scale) {
-  int64_t len = 1;
-  for (int64_t d = input.dim() - normalized_dims; d < input.dim(); ++d)
-    len *= input.sizes[static_cast<size_t>(d)];
+  const int64_t len = normalized_len(input, normalized_dims);
   Tensor out(input.dtype, input.sizes);
   if (scale) scale->assign(static_cast<size_t>(out.numel()), 0.0);
   if (len == 0) return out;
