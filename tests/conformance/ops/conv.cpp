@@ -24,6 +24,16 @@ struct ConvSpec {
   uint32_t input_layout = Contiguous, weight_layout = Contiguous;
 };
 
+// Window parameters given as one value (both dims) or two.
+ref::Conv2dParams params(Ints stride, Ints padding, Ints dilation, int64_t groups) {
+  ref::Conv2dParams p;
+  p.stride = {stride[0], stride.back()};
+  p.padding = {padding[0], padding.back()};
+  p.dilation = {dilation[0], dilation.back()};
+  p.groups = groups;
+  return p;
+}
+
 void conv2d_cases(CaseSet& set) {
   const DType dt = set.dtype();
   // Like a matmul: each output adds K = C/groups * kH * kW products; ulps 1
@@ -55,14 +65,6 @@ void conv2d_cases(CaseSet& set) {
     // the one rounding to the dtype is the only one (ulps 0).
     c.tolerance(exact ? Tolerance{} : tol);
     return c;
-  };
-  auto params = [](Ints stride, Ints padding, Ints dilation, int64_t groups) {
-    ref::Conv2dParams p;
-    p.stride = {stride[0], stride.back()};
-    p.padding = {padding[0], padding.back()};
-    p.dilation = {dilation[0], dilation.back()};
-    p.groups = groups;
-    return p;
   };
   add({"basic", {1, 3, 7, 7}, {4, 3, 3, 3}});
   add({"bias", {1, 3, 7, 7}, {4, 3, 3, 3}, true});
@@ -148,14 +150,6 @@ ref::Sizes conv_output(const ref::Sizes& in, const ref::Sizes& wt, const ref::Co
 void conv2d_backward_cases(CaseSet& set, bool weight_grad) {
   const DType dt = set.dtype();
   const char* size_name = weight_grad ? "weight_size" : "input_size";
-  auto params = [](Ints stride, Ints padding, Ints dilation, int64_t groups) {
-    ref::Conv2dParams p;
-    p.stride = {stride[0], stride.back()};
-    p.padding = {padding[0], padding.back()};
-    p.dilation = {dilation[0], dilation.back()};
-    p.groups = groups;
-    return p;
-  };
   auto add = [&](const ConvSpec& s, bool exact = false, uint32_t grad_layout = Contiguous) -> Case& {
     Case& c = set.add(s.name);
     auto make = [&](const ref::Sizes& sz) {

@@ -25,6 +25,25 @@ struct PoolSpec {
   Range range = {};
 };
 
+// The cases "nan" (NaN sprinkled: a NaN in a window wins) and "neg_inf"
+// (half the values -inf, channel 0 all -inf), made by `add` with self at
+// argument position `self_arg`.
+template <typename Add>
+void add_nan_and_neg_inf(CaseSet& set, Add& add, size_t self_arg) {
+  const DType dt = set.dtype();
+  {
+    Case& c = add({"nan", {2, 3, 9, 9}, {3}, {2}, {1}, {1}, true});
+    std::get<TensorArg>(c.args[self_arg].second).values =
+        sprinkle(c.rng, random(c.rng, dt, {2, 3, 9, 9}), NAN, 0.08);
+  }
+  {
+    Case& c = add({"neg_inf", {1, 2, 8, 8}, {2}, {2}, {1}});
+    ref::Tensor x = sprinkle(c.rng, random(c.rng, dt, {1, 2, 8, 8}), -kInf, 0.5);
+    for (int64_t k = 0; k < 64; ++k) x.set_float(k, -kInf);  // channel 0 all -inf
+    std::get<TensorArg>(c.args[self_arg].second).values = std::move(x);
+  }
+}
+
 void max_pool2d_cases(CaseSet& set) {
   const DType dt = set.dtype();
   // Picks one of its inputs: exact. -0 and +0 tie, so the sign is not checked.
@@ -72,17 +91,7 @@ void max_pool2d_cases(CaseSet& set) {
   add({"expanded", {3, 2, 6, 6}, {2}, {1}, {0}, {1}, false, Expanded});
   add({"large", {2, 16, 64, 64}, {3}, {2}, {1}});
   // NaN anywhere in a window wins; -inf windows stay -inf.
-  {
-    Case& c = add({"nan", {2, 3, 9, 9}, {3}, {2}, {1}, {1}, true});
-    std::get<TensorArg>(c.args[0].second).values =
-        sprinkle(c.rng, random(c.rng, dt, {2, 3, 9, 9}), NAN, 0.08);
-  }
-  {
-    Case& c = add({"neg_inf", {1, 2, 8, 8}, {2}, {2}, {1}});
-    ref::Tensor x = sprinkle(c.rng, random(c.rng, dt, {1, 2, 8, 8}), -kInf, 0.5);
-    for (int64_t k = 0; k < 64; ++k) x.set_float(k, -kInf);  // channel 0 all -inf
-    std::get<TensorArg>(c.args[0].second).values = std::move(x);
-  }
+  add_nan_and_neg_inf(set, add, 0);
   {
     Case& c = add({"special", {1, 3, 8, 8}, {2}, {1}, {1}});
     std::vector<double> sv = special_values(dt);
@@ -155,17 +164,7 @@ void max_pool2d_backward_cases(CaseSet& set) {
   add({"ties_dilation_ceil", {1, 2, 10, 9}, {3, 2}, {2, 3}, {1}, {2, 1}, true}, true);
   // NaN: the first NaN in a window takes its gradient; -inf windows give it
   // to their first tap inside the input.
-  {
-    Case& c = add({"nan", {2, 3, 9, 9}, {3}, {2}, {1}, {1}, true});
-    std::get<TensorArg>(c.args[1].second).values =
-        sprinkle(c.rng, random(c.rng, dt, {2, 3, 9, 9}), NAN, 0.08);
-  }
-  {
-    Case& c = add({"neg_inf", {1, 2, 8, 8}, {2}, {2}, {1}});
-    ref::Tensor x = sprinkle(c.rng, random(c.rng, dt, {1, 2, 8, 8}), -kInf, 0.5);
-    for (int64_t k = 0; k < 64; ++k) x.set_float(k, -kInf);  // channel 0 all -inf
-    std::get<TensorArg>(c.args[1].second).values = std::move(x);
-  }
+  add_nan_and_neg_inf(set, add, 1);
   // Errors: grad_output of the wrong shape, padding over half the kernel.
   {
     Case& c = add({"error_grad_shape", {1, 1, 6, 6}, {2}});
