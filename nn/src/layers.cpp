@@ -141,6 +141,23 @@ Tensor MaxPool2d::forward(const Tensor& input) {
   return max_pool2d(input, kernel_size_, stride_, padding_, dilation_, ceil_mode_);
 }
 
+Dropout::Dropout(double p, Generator& gen) : p_(p), gen_(gen.engine()()) {
+  PLEXUS_CHECK(p >= 0 && p <= 1, ErrorCode::InvalidArgument,
+               "Dropout: p is the probability of zeroing an element, in [0, 1]; got {}", p);
+}
+
+Tensor Dropout::forward(const Tensor& input) {
+  if (!is_training() || p_ == 0) return input;
+  PLEXUS_CHECK(is_floating(input.dtype()), ErrorCode::InvalidArgument,
+               "{} (Dropout): expected a floating input, got {}",
+               path().empty() ? "Dropout" : path(), dtype_name(input.dtype()));
+  if (p_ == 1) return mul(input, 0.0);
+  // keep = u >= p for u uniform in [0, 1): probability 1 - p.
+  Tensor u = rand(input.sizes(), gen_);
+  Tensor keep = ge(u, Scalar(p_)).to(input.dtype()).to(input.device());
+  return mul(input, mul(keep, 1.0 / (1.0 - p_)));
+}
+
 LayerNorm::LayerNorm(std::vector<int64_t> normalized_shape, double eps, bool affine,
                      TensorOptions options)
     : shape_(std::move(normalized_shape)), eps_(eps) {

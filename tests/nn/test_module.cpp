@@ -214,3 +214,37 @@ TEST_CASE("a small convolutional network learns a spatial task", "[nn][conv]") {
   INFO("final loss: " << frozen << " with the convolution fixed, " << learned << " learned");
   CHECK(learned < frozen / 3);
 }
+
+TEST_CASE("Dropout zeroes a fraction p in training, scales the rest, and passes through in eval",
+          "[nn]") {
+  Generator gen(25);
+  nn::Dropout drop(0.3, gen);
+  Tensor x = ones({100, 100}).requires_grad_();
+  Tensor y = drop.forward(x);
+  std::vector<float> v = y.tolist<float>();
+  int64_t zeros_seen = 0;
+  for (float e : v) {
+    if (e == 0) {
+      ++zeros_seen;
+    } else {
+      CHECK(e == Approx(1 / 0.7));
+    }
+  }
+  // 10000 draws: the zero fraction is within 0.03 of p (over 6 standard deviations).
+  CHECK(std::abs(static_cast<double>(zeros_seen) / 10000 - 0.3) < 0.03);
+  // The gradient is the same mask, scaled.
+  y.sum().backward();
+  CHECK(x.grad().tolist<float>() == v);
+  // A new mask on each call; the same masks from the same seed.
+  CHECK(drop.forward(x).tolist<float>() != v);
+  Generator again(25);
+  CHECK(nn::Dropout(0.3, again).forward(x).tolist<float>() == v);
+  drop.eval();
+  CHECK(drop.forward(x).tolist<float>() == x.tolist<float>());
+  drop.train();
+  CHECK(nn::Dropout(1.0, gen).forward(x).sum().item<float>() == 0);
+  CHECK(nn::Dropout(0.0, gen).forward(x).tolist<float>() == x.tolist<float>());
+  CHECK_THROWS_WITH(nn::Dropout(1.5, gen), Contains("in [0, 1]"));
+  CHECK_THROWS_WITH(nn::Dropout(0.5, gen).forward(tensor<int64_t>({1, 2})),
+                    Contains("floating input"));
+}

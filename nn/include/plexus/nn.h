@@ -145,6 +145,21 @@ class MaxPool2d : public Module {
   std::vector<int64_t> kernel_size_, stride_, padding_, dilation_;
   bool ceil_mode_;
 };
+// Dropout: in training, each element is zeroed with probability p and the
+// others scaled by 1 / (1 - p); in eval, the identity. The masks come from
+// the module's own generator, seeded from `gen` at construction, drawn on the
+// host and moved to the input's device: the same seed gives the same masks on
+// every device.
+class Dropout : public Module {
+ public:
+  Dropout(double p, Generator& gen);
+  Tensor forward(const Tensor& input) override;
+  double p() const { return p_; }
+
+ private:
+  double p_;
+  Generator gen_;
+};
 // Layer normalization over the last dims, with weight 1 and bias 0 to start.
 class LayerNorm : public Module {
  public:
