@@ -139,6 +139,95 @@ class Linear(Module):
                 f"bias={self.bias is not None})")
 
 
+def _pair(name, v, low):
+    """A window argument: one int (both dims) or two, each at least `low`."""
+    two = [v, v] if isinstance(v, int) else list(v)
+    if len(two) == 1:
+        two = two * 2
+    if len(two) != 2 or any(not isinstance(e, int) or e < low for e in two):
+        raise ValueError(f"{name} takes one or two ints of at least {low}, got {v!r}")
+    return two
+
+
+def _batched(op, x, *args):
+    """A 2-D window op over [N, C, H, W], or over [C, H, W] as a batch of one."""
+    if x.dim() == 3:
+        return _plexus._call_op(op, x.unsqueeze(0), *args).squeeze(0)
+    return _plexus._call_op(op, x, *args)
+
+
+class Conv2d(Module):
+    """2-D convolution, initialized as PyTorch does: weight and bias uniform in
+    +-1/sqrt(fan_in), fan_in = in_channels / groups * kH * kW."""
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0, dilation=1,
+                 groups=1, bias=True, generator=None, device=None):
+        super().__init__()
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"Conv2d({in_channels}, {out_channels}): groups={groups} must divide "
+                             "both channel counts")
+        self.in_channels, self.out_channels, self.groups = in_channels, out_channels, groups
+        self.kernel_size = _pair("kernel_size", kernel_size, 1)
+        self.stride = _pair("stride", stride, 1)
+        self.padding = _pair("padding", padding, 0)
+        self.dilation = _pair("dilation", dilation, 1)
+        gen = generator if generator is not None else _default_generator
+        kh, kw = self.kernel_size
+        bound = 1.0 / math.sqrt(in_channels // groups * kh * kw)
+        w = _plexus.rand(out_channels, in_channels // groups, kh, kw, generator=gen) * (2 * bound) - bound
+        self.weight = Parameter(w if device is None else w.to(device))
+        if bias:
+            b = _plexus.rand(out_channels, generator=gen) * (2 * bound) - bound
+            self.bias = Parameter(b if device is None else b.to(device))
+        else:
+            self.bias = None
+
+    def forward(self, x):
+        return _batched("conv2d", x, self.weight, self.bias, self.stride, self.padding,
+                        self.dilation, self.groups)
+
+    def __repr__(self):
+        return (f"Conv2d({self.in_channels}, {self.out_channels}, kernel_size={self.kernel_size}, "
+                f"stride={self.stride}, padding={self.padding})")
+
+
+class MaxPool2d(Module):
+    """2-D max pooling; stride defaults to kernel_size, as in PyTorch."""
+
+    def __init__(self, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False):
+        super().__init__()
+        self.kernel_size = _pair("kernel_size", kernel_size, 1)
+        self.stride = self.kernel_size if stride is None else _pair("stride", stride, 1)
+        self.padding = _pair("padding", padding, 0)
+        self.dilation = _pair("dilation", dilation, 1)
+        self.ceil_mode = ceil_mode
+
+    def forward(self, x):
+        return _batched("max_pool2d", x, self.kernel_size, self.stride, self.padding,
+                        self.dilation, self.ceil_mode)
+
+
+class Dropout(Module):
+    """Zeroes each element with probability p in training and scales the rest by
+    1 / (1 - p); the identity in eval. Masks are drawn on the host from the
+    module's generator and moved to the input's device."""
+
+    def __init__(self, p=0.5, generator=None):
+        super().__init__()
+        if not 0 <= p <= 1:
+            raise ValueError(f"Dropout: p is a probability in [0, 1], got {p}")
+        self.p = p
+        object.__setattr__(self, "_gen", generator if generator is not None else _default_generator)
+
+    def forward(self, x):
+        if not self.training or self.p == 0:
+            return x
+        if self.p == 1:
+            return x * 0.0
+        keep = _plexus.rand(*x.shape, generator=self._gen) >= self.p
+        return x * (keep.to(x.dtype).to(x.device) * (1.0 / (1.0 - self.p)))
+
+
 class _Elementwise(Module):
     op = None
 

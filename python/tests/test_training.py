@@ -116,3 +116,36 @@ def test_safetensors_round_trip(tmp_path):
     np.testing.assert_array_equal(back["w"].numpy(), t["w"].numpy())
     with pytest.raises((LookupError, OSError)):
         px.load_safetensors(str(tmp_path / "missing.safetensors"))
+
+
+def test_conv_pool_dropout_modules_train():
+    gen = px.Generator(3)
+    conv = px.nn.Conv2d(1, 1, 2, stride=2, generator=gen)
+    assert tuple(conv.weight.shape) == (1, 1, 2, 2)
+    assert all(abs(v) <= 0.5 for v in conv.weight.detach().numpy().ravel())  # 1/sqrt(4)
+    net = px.nn.Sequential(conv, px.nn.MaxPool2d(4), px.nn.Flatten(),
+                           px.nn.Linear(1, 1, generator=gen))
+    x = px.randn(64, 1, 8, 8, generator=gen)
+    blocks = x.numpy().reshape(64, 4, 2, 4, 2).mean(axis=(2, 4)).reshape(64, 16)
+    y = px.tensor(blocks.max(axis=1, keepdims=True))
+    opt = px.optim.Adam(net.named_parameters(), lr=0.01)
+    first = None
+    for _ in range(200):
+        opt.zero_grad()
+        loss = px.mse_loss(net(x), y)
+        first = first if first is not None else loss.item()
+        loss.backward()
+        opt.step()
+    assert loss.item() < first / 4
+    # Unbatched input goes through as a batch of one.
+    assert tuple(conv(px.randn(1, 8, 8, generator=gen)).shape) == (1, 4, 4)
+    with pytest.raises(ValueError, match="groups=3"):
+        px.nn.Conv2d(4, 6, 3, groups=3)
+
+    drop = px.nn.Dropout(0.25, generator=px.Generator(4))
+    ones = px.ones(200, 50)
+    kept = drop(ones).numpy()
+    assert abs((kept == 0).mean() - 0.25) < 0.03
+    np.testing.assert_allclose(kept[kept != 0], 1 / 0.75, rtol=1e-6)
+    drop.eval()
+    np.testing.assert_array_equal(drop(ones).numpy(), ones.numpy())
