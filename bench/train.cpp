@@ -12,6 +12,9 @@
 //   record_1elem          a 1-element mul whose input requires grad, minus the
 //                         same call without grad: the cost of recording a node
 //   chain_1elem           forward and backward of a chain of 1-element muls, per op
+//   cnn_step_b32          one training step of a small CNN on 28x28 images (two
+//                         conv 3x3 + relu + max_pool 2 blocks, 8 and 16
+//                         channels, then linear to 10; MSE, Adam) at batch 32
 // The libtorch peer starts from the same weights and data; after the timed
 // steps both models have taken the same number of Adam steps on the same
 // batch, and the largest weight difference is printed, relative to each
@@ -28,6 +31,7 @@
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
 #include "plexus/graph.h"
+#include "plexus/nn.h"
 #include "plexus/ops.h"
 #include "plexus/optim.h"
 #include "plexus/plugins.h"
@@ -139,6 +143,74 @@ void compiled_row(const char* name, int64_t batch, int steps, double eager_us) {
               static_cast<unsigned long long>(step.stats().captures));
 }
 
+// A small CNN's training step; libtorch runs the same layers from the same
+// weights on the same batch.
+void cnn_row(int steps) {
+  Generator gen(2);
+  auto conv = [&](int64_t in, int64_t out) {
+    return nn::make<nn::Conv2d>(in, out, std::vector<int64_t>{3}, gen, std::vector<int64_t>{1},
+                                std::vector<int64_t>{1});
+  };
+  auto pool = [] { return nn::make<nn::MaxPool2d>(std::vector<int64_t>{2}); };
+  nn::Sequential net;
+  net.add(conv(1, 8)).add(nn::make<nn::ReLU>()).add(pool());
+  net.add(conv(8, 16)).add(nn::make<nn::ReLU>()).add(pool());
+  net.add(nn::make<nn::Flatten>()).add(nn::make<nn::Linear>(16 * 7 * 7, 10, gen));
+  Tensor x = randn({32, 1, 28, 28}, gen), y = randn({32, 10}, gen);
+  optim::Adam opt(net.named_parameters(), {.lr = 1e-3});
+  const int runs = 7;
+  double us = best_us(steps, runs, [&] {
+    Tensor loss = mse_loss(net.forward(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  });
+  double tus = NAN;
+#ifdef PLEXUS_BENCH_TORCH
+  namespace tnn = torch::nn;
+  tnn::Sequential tnet(tnn::Conv2d(tnn::Conv2dOptions(1, 8, 3).padding(1)), tnn::ReLU(),
+                       tnn::MaxPool2d(tnn::MaxPool2dOptions(2)),
+                       tnn::Conv2d(tnn::Conv2dOptions(8, 16, 3).padding(1)), tnn::ReLU(),
+                       tnn::MaxPool2d(tnn::MaxPool2dOptions(2)), tnn::Flatten(),
+                       tnn::Linear(16 * 7 * 7, 10));
+  {
+    torch::NoGradGuard no_grad;
+    // The weights before plexus's timed steps: the same generator, drawn again.
+    Generator again(2);
+    nn::Sequential fresh;
+    auto conv2 = [&](int64_t in, int64_t out) {
+      return nn::make<nn::Conv2d>(in, out, std::vector<int64_t>{3}, again,
+                                  std::vector<int64_t>{1}, std::vector<int64_t>{1});
+    };
+    fresh.add(conv2(1, 8)).add(nn::make<nn::ReLU>()).add(pool());
+    fresh.add(conv2(8, 16)).add(nn::make<nn::ReLU>()).add(pool());
+    fresh.add(nn::make<nn::Flatten>()).add(nn::make<nn::Linear>(16 * 7 * 7, 10, again));
+    auto named = tnet->named_parameters();
+    for (auto& [name, t] : fresh.named_parameters()) named[name].copy_(to_torch(t));
+  }
+  torch::optim::Adam topt(tnet->parameters(), torch::optim::AdamOptions(1e-3));
+  torch::Tensor tx = to_torch(x), ty = to_torch(y);
+  tus = best_us(steps, runs, [&] {
+    torch::Tensor loss = torch::mse_loss(tnet->forward(tx), ty);
+    topt.zero_grad();
+    loss.backward();
+    topt.step();
+  });
+  double worst = 0;
+  auto named = tnet->named_parameters();
+  for (auto& [pname, t] : net.named_parameters()) {
+    torch::Tensor a = to_torch(t), b = named[pname].detach();
+    worst = std::max(worst, ((a - b).abs().max() / b.abs().max()).item<double>());
+  }
+  row("cnn_step_b32", us, tus);
+  std::printf("%-14s after %d Adam steps each: largest weight difference %.2g (relative to "
+              "the tensor's largest weight)\n",
+              "", (runs + 1) * steps, worst);
+  return;
+#endif
+  row("cnn_step_b32", us, tus);
+}
+
 void autograd_rows(int steps) {
   Tensor a = full({1}, 1.0), b = full({1}, 2.0);
   Tensor g = full({1}, 1.0).requires_grad_();
@@ -189,10 +261,15 @@ int main(int argc, char** argv) {
   std::printf("libtorch %s, %d threads (set_num_threads(1) below for the _1t rows)\n",
               TORCH_VERSION, torch::get_num_threads());
 #endif
+  if (only == "cnn_step_b32") {
+    cnn_row(std::max(1, steps / 10));
+    return 0;
+  }
   double b32 = step_row("step_b32", 32, steps);
   compiled_row("compiled_b32", 32, steps, b32);
   double b800 = step_row("step_b800", 800, std::max(1, steps / 4));
   compiled_row("compiled_b800", 800, std::max(1, steps / 4), b800);
+  cnn_row(std::max(1, steps / 10));
 #ifdef PLEXUS_BENCH_TORCH
   torch::set_num_threads(1);
   step_row("step_b800_1t", 800, std::max(1, steps / 4));

@@ -60,7 +60,14 @@ class RuleNode final : public Node {
     elem_of_edge_.push_back(k);
     inputs_.push_back(InputInfo::of(t));
   }
-  void save_result(const Tensor& r) { saved_result_ = SavedTensor{r, r.storage()->version()}; }
+  // The result is saved detached: it shares the result's storage (and so its
+  // version counter) but not its autograd state, which holds this node. A
+  // strong reference back to the result would be a cycle (result -> grad_fn
+  // -> saved result) that leaks every result whose graph is never run
+  // backward, such as an evaluation forward under grad mode.
+  void save_result(const Tensor& r) {
+    saved_result_ = SavedTensor{r.detach(), r.storage()->version()};
+  }
 
  private:
   const Rule& rule_;

@@ -161,3 +161,26 @@ TEST_CASE("bad input gets a clear error", "[engine][errors]") {
   CHECK_THROWS_WITH(mul_out(out, x, x), Contains("out= calls don't record gradients"));
   CHECK_THROWS_WITH(mul(x, 2.0).requires_grad_(false), Contains("detach()"));
 }
+
+TEST_CASE("a result saved for backward does not keep itself alive", "[engine]") {
+  // exp, tanh, relu, softmax, ... save their result. Dropping the result
+  // (a forward never run backward, as in an evaluation under grad mode) must
+  // free the graph and the result's memory.
+  Tensor x = leaf({1000}, 60);
+  for (auto f : {+[](const Tensor& t) { return exp(t); }, +[](const Tensor& t) { return relu(t); },
+                 +[](const Tensor& t) { return softmax(t, 0); }}) {
+    Tensor y = f(x);
+    Storage keep = y.storage();
+    CHECK(keep->use_count() > 1);  // y, and the node's saved copy
+    y = Tensor();
+    CHECK(keep->use_count() == 1);  // only `keep`: the node and y are gone
+  }
+  // Backward still sees the saved result, and its in-place check.
+  Tensor y = exp(x);
+  Tensor z = y * 1.0;
+  {
+    NoGradGuard g;
+    y.add_(full({}, 1.0, TensorOptions(DType::F64)));
+  }
+  CHECK_THROWS_WITH(z.sum().backward(), Catch::Contains("modified by an in-place op"));
+}
