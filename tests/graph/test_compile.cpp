@@ -43,7 +43,11 @@ struct Trainer {
   explicit Trainer(uint64_t seed, bool capturable = true)
       : gen(seed),
         model(gen, Device()),
-        opt(model.named_parameters(), {.lr = 1e-2, .capturable = capturable}) {}
+        opt(model.named_parameters(),
+            {.lr = 1e-2,
+             .capturable = capturable,
+             // Not capturable: the per-tensor path, whose step counts are host numbers.
+             .path = capturable ? optim::UpdatePath::List : optim::UpdatePath::PerTensor}) {}
   Tensor step(const Tensor& x, const Tensor& y) {
     Tensor loss = mse_loss(model(x), y);
     opt.zero_grad();

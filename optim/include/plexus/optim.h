@@ -1,5 +1,5 @@
-// Optimizers with PyTorch's update formulas (its single-tensor, non-fused
-// path), state kept by parameter name so it saves and loads by name.
+// Optimizers with PyTorch's update formulas, state kept by parameter name so
+// it saves and loads by name. Each update runs one of three ways (UpdatePath).
 //
 //   optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
 //   opt.zero_grad(); loss.backward(); opt.step();
@@ -15,6 +15,14 @@
 namespace plexus::optim {
 
 using NamedParameters = std::vector<std::pair<std::string, Tensor>>;
+
+// How step() updates the parameters. Every path follows PyTorch's formulas;
+// they agree to a few float32 ULPs per step (tests/optim/test_optim_paths.cpp).
+enum class UpdatePath : uint8_t {
+  PerTensor,  // catalog ops, parameter by parameter (PyTorch's single-tensor path)
+  List,       // one call of the fused step over lists of every parameter (adam_step_.list)
+  Fused,      // one call of the fused step per parameter (adam_step_): one pass over memory
+};
 
 class Optimizer {
  public:
@@ -41,6 +49,7 @@ struct SGDOptions {
   double dampening = 0;
   double weight_decay = 0;
   bool nesterov = false;
+  UpdatePath path = UpdatePath::List;
 };
 class SGD : public Optimizer {
  public:
@@ -48,7 +57,9 @@ class SGD : public Optimizer {
   void step() override;
 
  private:
+  void step_fused();
   SGDOptions o_;
+  Tensor lr_;  // fused paths: the learning rate, a 0-d cpu tensor of the parameters' dtype
 };
 
 struct AdamOptions {
@@ -63,6 +74,10 @@ struct AdamOptions {
   // compiled training step (plexus::compile) replays it: PyTorch's
   // capturable=True. A few more small ops per parameter when eager.
   bool capturable = false;
+  // List and Fused keep the step count as a 0-d float32 tensor ("<name>.step")
+  // and read lr from a 0-d tensor: capturable whatever `capturable` says.
+  // amsgrad runs PerTensor.
+  UpdatePath path = UpdatePath::List;
 };
 class Adam : public Optimizer {
  public:
@@ -76,9 +91,10 @@ class Adam : public Optimizer {
 
  private:
   void step_capturable();
+  void step_fused();
   AdamOptions o_;
   std::map<std::string, int64_t> step_;
-  Tensor lr_;  // capturable: the learning rate, a 0-d cpu tensor of the parameters' dtype
+  Tensor lr_;  // capturable and fused: the learning rate, a 0-d cpu tensor of the parameters' dtype
 };
 
 // Adam with decoupled weight decay (default 1e-2, as PyTorch).
