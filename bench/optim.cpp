@@ -93,6 +93,11 @@ int main(int argc, char** argv) {
     if (std::string(argv[i]) == "--steps") steps = std::atoi(argv[i + 1]);
   load_plugins();
   Dispatcher::get().set_fallback_policy(FallbackPolicy::Error);
+#ifdef PLEXUS_BENCH_TORCH
+  std::printf("libtorch %s, %d thread(s)\n", TORCH_VERSION, torch::get_num_threads());
+#else
+  std::printf("libtorch: not built in (the libtorch columns are nan)\n");
+#endif
   const std::vector<std::vector<int64_t>> seed = {{64, 10}, {64}, {32, 64}, {32}, {1, 32}, {1}};
   const double torch_seed = torch_adam_us(seed, steps) / 6;
   for (UpdatePath p : {UpdatePath::PerTensor, UpdatePath::List, UpdatePath::Fused}) {

@@ -2,7 +2,8 @@
 // one pass over each parameter's memory. The host hands contiguous tensors of
 // one dtype with a 0-d float32 step and a 0-d lr of that dtype (the contract in
 // dispatcher/src/catalog/optim.cpp). The formulas and the order of their
-// roundings follow the composite (catalog/optim_steps.cpp).
+// roundings follow the composite (catalog/optim_steps.cpp), but for the bias
+// corrections, computed once per parameter in double.
 #include <cmath>
 
 #include "elementwise.h"
@@ -27,39 +28,57 @@ struct AdamScalars {
   bool decoupled;
 };
 
-// One parameter: step += 1, then the update of p, m and v.
+// The numbers one Adam update of a parameter uses, in its dtype.
+template <typename T>
+struct AdamCoeffs {
+  T w1, b2, w2, eps, wd, decay, bc2_sqrt, step_size;
+  bool decoupled, coupled;  // AdamW's decay, or L2 weight decay added to the gradient
+};
+
+// Elements [b, e) of one parameter. Its own function, so that the pointers'
+// __restrict holds and the loop vectorizes.
+template <typename T>
+void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
+                int64_t b, int64_t e, const AdamCoeffs<T> c) {
+  for (int64_t i = b; i < e; ++i) {
+    T x = p[i], gi = g[i];
+    if (c.decoupled) x = x * c.decay;
+    if (c.coupled) gi = gi + c.wd * x;
+    const T mi = m[i] + c.w1 * (gi - m[i]);  // lerp with a weight below 0.5
+    const T vi = v[i] * c.b2 + c.w2 * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    const T denom = std::sqrt(vi) / c.bc2_sqrt + c.eps;
+    p[i] = x - (mi / denom) * c.step_size;
+  }
+}
+
+// One parameter: step += 1, then the update of p, m and v. The bias
+// corrections are computed in double and rounded once, as PyTorch's default
+// Adam computes them on the host.
 template <typename T>
 void adam_one(const plexus_tensor& p, const plexus_tensor& g, const plexus_tensor& m,
               const plexus_tensor& v, const plexus_tensor& step, T lr, const AdamScalars& s) {
   float* st = data_of<float>(step);
   *st += 1.0f;
-  const T t = static_cast<T>(*st);
-  const T bc1 = T(1) - std::pow(static_cast<T>(s.beta1), t);
-  const T bc2_sqrt = std::sqrt(T(1) - std::pow(static_cast<T>(s.beta2), t));
-  const T step_size = lr / bc1;
-  const T w1 = static_cast<T>(1 - s.beta1), b2 = static_cast<T>(s.beta2);
-  const T w2 = static_cast<T>(1 - s.beta2), eps = static_cast<T>(s.eps);
-  const T wd = static_cast<T>(s.weight_decay);
-  const T decay = T(1) - lr * wd;
-  const bool decoupled = s.decoupled && s.weight_decay != 0;
-  const bool coupled = !s.decoupled && s.weight_decay != 0;
-  T* __restrict pp = data_of<T>(p);
-  const T* __restrict gp = data_of<T>(g);
-  T* __restrict mp = data_of<T>(m);
-  T* __restrict vp = data_of<T>(v);
-  parallel_for(numel_of(p), 16, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      T x = pp[i], gi = gp[i];
-      if (decoupled) x = x * decay;
-      if (coupled) gi = gi + wd * x;
-      const T mi = mp[i] + w1 * (gi - mp[i]);  // lerp with a weight below 0.5
-      const T vi = vp[i] * b2 + w2 * gi * gi;
-      mp[i] = mi;
-      vp[i] = vi;
-      const T denom = std::sqrt(vi) / bc2_sqrt + eps;
-      pp[i] = x - (mi / denom) * step_size;
-    }
-  });
+  const double t = *st;
+  AdamCoeffs<T> c;
+  c.w1 = static_cast<T>(1 - s.beta1);
+  c.b2 = static_cast<T>(s.beta2);
+  c.w2 = static_cast<T>(1 - s.beta2);
+  c.eps = static_cast<T>(s.eps);
+  c.wd = static_cast<T>(s.weight_decay);
+  c.decay = static_cast<T>(1 - static_cast<double>(lr) * s.weight_decay);
+  c.bc2_sqrt = static_cast<T>(std::sqrt(1 - std::pow(s.beta2, t)));
+  c.step_size = static_cast<T>(static_cast<double>(lr) / (1 - std::pow(s.beta1, t)));
+  c.decoupled = s.decoupled && s.weight_decay != 0;
+  c.coupled = !s.decoupled && s.weight_decay != 0;
+  T* pp = data_of<T>(p);
+  const T* gp = data_of<T>(g);
+  T* mp = data_of<T>(m);
+  T* vp = data_of<T>(v);
+  parallel_for(numel_of(p), 16,
+               [&](int64_t b, int64_t e) { adam_range<T>(pp, gp, mp, vp, b, e, c); });
 }
 
 AdamScalars adam_scalars(const sdk::Args& a) {
@@ -96,26 +115,32 @@ struct SgdScalars {
   bool nesterov, first_step;
 };
 
+// Elements [b, e) of one parameter (buf: null without momentum).
+template <typename T>
+void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t b, int64_t e,
+               T lr, T wd, T mom, T damp, const SgdScalars& s) {
+  for (int64_t i = b; i < e; ++i) {
+    T gi = g[i];
+    if (s.weight_decay != 0) gi = gi + wd * p[i];
+    if (buf) {
+      const T bi = s.first_step ? gi : buf[i] * mom + damp * gi;
+      buf[i] = bi;
+      gi = s.nesterov ? gi + mom * bi : bi;
+    }
+    p[i] = p[i] - gi * lr;
+  }
+}
+
 template <typename T>
 void sgd_one(const plexus_tensor& p, const plexus_tensor& g, const plexus_tensor* buf, T lr,
              const SgdScalars& s) {
   const T wd = static_cast<T>(s.weight_decay), mom = static_cast<T>(s.momentum);
   const T damp = static_cast<T>(1 - s.dampening);
-  const bool use_buf = s.momentum != 0 && buf;
-  T* __restrict pp = data_of<T>(p);
-  const T* __restrict gp = data_of<T>(g);
-  T* __restrict bp = use_buf ? data_of<T>(*buf) : nullptr;
+  T* pp = data_of<T>(p);
+  const T* gp = data_of<T>(g);
+  T* bp = s.momentum != 0 && buf ? data_of<T>(*buf) : nullptr;
   parallel_for(numel_of(p), 8, [&](int64_t b, int64_t e) {
-    for (int64_t i = b; i < e; ++i) {
-      T gi = gp[i];
-      if (s.weight_decay != 0) gi = gi + wd * pp[i];
-      if (use_buf) {
-        const T bi = s.first_step ? gi : bp[i] * mom + damp * gi;
-        bp[i] = bi;
-        gi = s.nesterov ? gi + mom * bi : bi;
-      }
-      pp[i] = pp[i] - gi * lr;
-    }
+    sgd_range<T>(pp, gp, bp, b, e, lr, wd, mom, damp, s);
   });
 }
 

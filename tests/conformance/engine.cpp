@@ -532,8 +532,15 @@ void run_direct(const Target& tg, const Operator& op, const Case& c, const Expec
   std::string error;
   try {
     Dispatcher::get().call(op, prepared.b.values);
-  } catch (const std::exception& e) {
+  } catch (const Error& e) {
     error = e.what();
+    if (tg.composites && e.code() == ErrorCode::Unsupported && !c.expect_error) {
+      r.status = Status::Unsupported;
+      r.message = "the composite cannot run on this plugin: " + error;
+      return;
+    }
+  } catch (const std::exception& e) {
+    error = std::string("a non-plexus exception escaped: ") + e.what();
   }
   if (c.expect_error) {
     bool ok = !error.empty() && error.find(*c.expect_error) != std::string::npos;

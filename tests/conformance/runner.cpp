@@ -414,7 +414,8 @@ int run(const Options& opts) {
 
   std::vector<const Operator*> kernel_ops;
   for (const Operator* op : disp.ops())
-    if (op->kind() != OpKind::Direct && &op->kernel_op() == op) kernel_ops.push_back(op);
+    if (&op->kernel_op() == op && (op->kind() != OpKind::Direct || op->check()))
+      kernel_ops.push_back(op);  // direct ops with a check write tensors: "direct" variant
 
   std::set<std::pair<std::string, std::string>> pairs_run, pairs_known;
   size_t op_no = 0;

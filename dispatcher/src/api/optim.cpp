@@ -3,9 +3,6 @@
 #include "plexus/ops.h"
 
 namespace plexus {
-namespace {
-Value opt_tensor(const Tensor& t) { return t.defined() ? Value::tensor(t) : Value(); }
-}  // namespace
 
 void adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
                 const Tensor& exp_avg_sq, const Tensor& step, const Tensor& lr,
@@ -31,7 +28,7 @@ void adam_step_(std::span<const Tensor> self, std::span<const Tensor> grad,
 void sgd_step_(const Tensor& self, const Tensor& grad, const Tensor& momentum_buffer,
                const Tensor& lr, const SgdStepOptions& o) {
   static const Operator& op = detail::op("sgd_step_");
-  detail::call(op, {Value::tensor(self), Value::tensor(grad), opt_tensor(momentum_buffer),
+  detail::call(op, {Value::tensor(self), Value::tensor(grad), Value::tensor(momentum_buffer),
                     Value::tensor(lr), Value::real(o.momentum), Value::real(o.dampening),
                     Value::real(o.weight_decay), Value::boolean(o.nesterov),
                     Value::boolean(o.first_step)});

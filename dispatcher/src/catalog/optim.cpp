@@ -83,6 +83,7 @@ std::optional<DType> adam_check(MetaContext& ctx) {
 std::optional<DType> sgd_check(MetaContext& ctx) {
   static const char* const names[] = {"self", "grad", "momentum_buffer"};
   const Tensor* buf = ctx.optional_tensor(2);
+  PLEXUS_CHECK_ARG(buf || ctx.real(4) == 0, ctx.name(2), "is needed when momentum is not 0");
   const Tensor ts[] = {ctx.tensor(0), ctx.tensor(1), buf ? *buf : Tensor()};
   bool kernel = check_one(std::span(ts, buf ? 3 : 2), names, -1, Tensor());
   prepare_lr(ctx, 3, ts[0].dtype());
@@ -128,6 +129,8 @@ std::optional<DType> adam_list_check(MetaContext& ctx) {
   return list_check(ctx, {0, 1, 2, 3}, 4, 5, SIZE_MAX);
 }
 std::optional<DType> sgd_list_check(MetaContext& ctx) {
+  PLEXUS_CHECK_ARG(!ctx.tensor_list(2).empty() || ctx.real(4) == 0 || ctx.tensor_list(0).empty(),
+                   ctx.name(2), "is needed when momentum is not 0");
   return list_check(ctx, {0, 1, 2}, SIZE_MAX, 3, 2);
 }
 

@@ -18,10 +18,13 @@ using NamedParameters = std::vector<std::pair<std::string, Tensor>>;
 
 // How step() updates the parameters. Every path follows PyTorch's formulas;
 // they agree to a few float32 ULPs per step (tests/optim/test_optim_paths.cpp).
+// List and Fused run the catalog's fused steps (adam_step_, sgd_step_,
+// plexus/ops_optim.h): a backend's kernel makes one pass over each
+// parameter's memory; elsewhere their composite runs the per-tensor ops.
 enum class UpdatePath : uint8_t {
   PerTensor,  // catalog ops, parameter by parameter (PyTorch's single-tensor path)
-  List,       // one call of the fused step over lists of every parameter (adam_step_.list)
-  Fused,      // one call of the fused step per parameter (adam_step_): one pass over memory
+  List,       // one call of the fused step for every parameter (adam_step_.list)
+  Fused,      // one call of the fused step per parameter (adam_step_)
 };
 
 class Optimizer {
@@ -49,7 +52,7 @@ struct SGDOptions {
   double dampening = 0;
   double weight_decay = 0;
   bool nesterov = false;
-  UpdatePath path = UpdatePath::List;
+  UpdatePath path = UpdatePath::List;  // how step() runs
 };
 class SGD : public Optimizer {
  public:
@@ -69,14 +72,14 @@ struct AdamOptions {
   double weight_decay = 0;
   bool amsgrad = false;
   bool decoupled_weight_decay = false;  // AdamW
-  // Everything that changes from step to step (the step count, the bias
-  // corrections, the learning rate) is a 0-d tensor computed by ops, so a
-  // compiled training step (plexus::compile) replays it: PyTorch's
-  // capturable=True. A few more small ops per parameter when eager.
+  // PerTensor only: everything that changes from step to step (the step
+  // count, the bias corrections, the learning rate) is a 0-d tensor computed
+  // by ops, so a compiled training step (plexus::compile) replays it:
+  // PyTorch's capturable=True. A few more small ops per parameter when eager.
   bool capturable = false;
-  // List and Fused keep the step count as a 0-d float32 tensor ("<name>.step")
-  // and read lr from a 0-d tensor: capturable whatever `capturable` says.
-  // amsgrad runs PerTensor.
+  // List and Fused keep the step count in a 0-d float32 tensor ("<name>.step")
+  // and read lr from a 0-d tensor, so they are capturable whatever
+  // `capturable` says. amsgrad always runs PerTensor.
   UpdatePath path = UpdatePath::List;
 };
 class Adam : public Optimizer {
@@ -85,8 +88,8 @@ class Adam : public Optimizer {
   void step() override;
   int64_t steps(const std::string& name) const;
   double lr() const { return o_.lr; }
-  // Changes the learning rate; with capturable, a compiled step sees the new
-  // value without capturing again (it reads a 0-d tensor).
+  // Changes the learning rate; with capturable or the List and Fused paths, a
+  // compiled step sees the new value without capturing again (it reads a 0-d tensor).
   void set_lr(double lr);
 
  private:
