@@ -12,12 +12,17 @@
 namespace plexus::optim {
 namespace {
 Tensor zeros_like_param(const Tensor& p) { return zeros(p.sizes(), {p.dtype(), p.device()}); }
+// The learning rate as a 0-d cpu tensor: float64 for float64 parameters, else
+// float32 (float16 and bfloat16 steps compute in float32).
+Tensor lr_tensor(double lr, const Tensor& p) {
+  return full({}, lr, {p.dtype() == DType::F64 ? DType::F64 : DType::F32, Device()});
+}
 }  // namespace
 
 void Adam::step_fused() {
   NoGradGuard no_grad;
   if (params_.empty()) return;
-  if (!lr_.defined()) lr_ = full({}, o_.lr, {params_.front().second.dtype(), Device()});
+  if (!lr_.defined()) lr_ = lr_tensor(o_.lr, params_.front().second);
   std::vector<Tensor> ps, gs, ms, vs, ss;
   ps.reserve(params_.size());
   for (const auto& [name, p] : params_) {
@@ -46,7 +51,7 @@ void Adam::step_fused() {
 void SGD::step_fused() {
   NoGradGuard no_grad;
   if (params_.empty()) return;
-  if (!lr_.defined()) lr_ = full({}, o_.lr, {params_.front().second.dtype(), Device()});
+  if (!lr_.defined()) lr_ = lr_tensor(o_.lr, params_.front().second);
   std::vector<Tensor> ps, gs, bufs;
   std::vector<bool> fresh;  // the momentum buffer starts this step (set to the gradient)
   for (const auto& [name, p] : params_) {

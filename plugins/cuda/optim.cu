@@ -21,14 +21,17 @@ struct AdamArgs {
   const float* step;
   const float* lr;
   int64_t n;
-  float beta1, beta2, w1, w2, eps, wd;
+  float log_beta1, log_beta2;  // log(beta), from the host in double
+  float beta2, w1, w2, eps, wd;
   bool decoupled;
 };
 
 __global__ void adam_kernel(AdamArgs a) {
+  // 1 - beta^t as -expm1(t log(beta)): pow's error would grow a thousandfold
+  // in 1 - pow(0.999, t).
   const float t = *a.step + 1.0f, lr = *a.lr;
-  const float bc1 = 1.0f - powf(a.beta1, t);
-  const float bc2_sqrt = sqrtf(1.0f - powf(a.beta2, t));
+  const float bc1 = -expm1f(t * a.log_beta1);
+  const float bc2_sqrt = sqrtf(-expm1f(t * a.log_beta2));
   const float step_size = lr / bc1, decay = 1.0f - lr * a.wd;
   int64_t stride = int64_t(blockDim.x) * gridDim.x;
   for (int64_t i = int64_t(blockIdx.x) * blockDim.x + threadIdx.x; i < a.n; i += stride) {
@@ -61,9 +64,9 @@ void adam_one(const plexus_kernel_call& call, const sdk::Args& s, const plexus_t
               const plexus_tensor& g, const plexus_tensor& m, const plexus_tensor& v,
               const plexus_tensor& step, const plexus_tensor& lr) {
   const double b1 = s.floating(6), b2 = s.floating(7);
-  AdamArgs a{f32(p), f32(g), f32(m), f32(v), f32(step), f32(lr), numel(p), float(b1), float(b2),
-             float(1 - b1), float(1 - b2), float(s.floating(8)), float(s.floating(9)),
-             s.boolean(10)};
+  AdamArgs a{f32(p), f32(g), f32(m), f32(v), f32(step), f32(lr), numel(p),
+             float(std::log(b1)), float(std::log(b2)), float(b2), float(1 - b1), float(1 - b2),
+             float(s.floating(8)), float(s.floating(9)), s.boolean(10)};
   if (a.n > 0) {
     PLEXUS_LAUNCH(adam_kernel, blocks_for(a.n), kBlockThreads, 0, stream_of(call), a);
     check_launch(call, "adam_kernel");

@@ -2,7 +2,11 @@
 // overloads), one pass over each parameter (shaders/optim.comp). The host hands
 // contiguous float32 tensors with a 0-d step and lr on the device (the
 // contract in dispatcher/src/catalog/optim.cpp). Adam's step count moves in a
-// second dispatch, after the update has read it.
+// second dispatch, after the update has read it (every command on a stream is
+// preceded by a full barrier: stream.h). The bias corrections come from
+// log(beta) computed here in double.
+#include <cmath>
+
 #include "kernels.h"
 #include "launch.h"
 
@@ -17,9 +21,10 @@ struct OptimPush {
   uint64_t p = 0, g = 0, m = 0, v = 0, step = 0, lr = 0;
   uint32_t n = 0;
   float beta1 = 0, beta2 = 0, w1 = 0, w2 = 0, eps = 0, wd = 0;
+  float log_beta1 = 0, log_beta2 = 0;
   int32_t flags = 0;
 };
-static_assert(sizeof(OptimPush) == 88);
+static_assert(sizeof(OptimPush) == 96);
 
 uint32_t groups_for(int64_t n) {
   int64_t g = (n + 255) / 256;
@@ -35,6 +40,7 @@ void adam_one(Device& dev, const plexus_kernel_call& call, const sdk::Args& a,
   push.n = uint32_t(numel(p));
   const double b1 = a.floating(6), b2 = a.floating(7);
   push.beta1 = float(b1), push.beta2 = float(b2), push.w1 = float(1 - b1), push.w2 = float(1 - b2);
+  push.log_beta1 = float(std::log(b1)), push.log_beta2 = float(std::log(b2));
   push.eps = float(a.floating(8)), push.wd = float(a.floating(9));
   push.flags = a.boolean(10) ? 1 : 0;
   if (push.n > 0)

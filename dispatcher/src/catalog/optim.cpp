@@ -61,12 +61,14 @@ bool check_one(std::span<const Tensor> like, const char* const* names, int64_t i
   return contiguous && step.dtype() == DType::F32;
 }
 
-// lr: a 0-d floating tensor, handed to kernels in the compute dtype on the device.
+// lr: a 0-d floating tensor, handed to kernels in the compute dtype on the
+// device (float32 for float16 and bfloat16 parameters: their composite
+// computes in float32).
 void prepare_lr(MetaContext& ctx, size_t i, DType dtype) {
   const Tensor& lr = ctx.tensor(i);
   PLEXUS_CHECK_ARG(lr.dim() == 0 && is_floating(lr.dtype()), ctx.name(i),
                    "must be a 0-d floating tensor, got {}", lr.str());
-  prepare_input(ctx, i, dtype);
+  prepare_input(ctx, i, accumulate_dtype(dtype));
 }
 
 // adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, ...)

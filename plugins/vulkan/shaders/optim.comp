@@ -8,21 +8,31 @@
 
 layout(local_size_x = 256) in;
 
-// Mirrored by OptimPush in optim.cpp (88 bytes).
+// Mirrored by OptimPush in optim.cpp (96 bytes).
 layout(push_constant, scalar) uniform Push {
   uint64_t meta;  // unused (the dispatch writes its metadata address here)
   uint64_t p, g, m, v, step, lr;  // m: SGD's momentum buffer (0 without)
   uint n;
   float beta1, beta2, w1, w2, eps, wd;  // SGD: momentum, -, 1 - dampening, -, -, wd
+  float log_beta1, log_beta2;           // Adam: log(beta), from the host in double
   int decoupled;  // Adam: AdamW's decay; SGD: bit 0 nesterov, bit 1 first step
 } pc;
 
 layout(constant_id = 0) const int OP = 0;
 
+// 1 - beta^t from x = t log(beta) <= 0. pow's error grows a thousandfold in
+// 1 - pow(0.999, t), so small |x| takes the series of -expm1(x).
+float one_minus_pow(float x) {
+  if (x < -0.5) return 1.0 - exp(x);
+  float s = 1.0;
+  for (int k = 9; k >= 2; --k) s = 1.0 + x / float(k) * s;
+  return -x * s;
+}
+
 void adam() {
   const float t = BufF32(pc.step).v[0] + 1.0, lr = BufF32(pc.lr).v[0];
-  const float bc1 = 1.0 - pow(pc.beta1, t);
-  const float bc2_sqrt = sqrt(1.0 - pow(pc.beta2, t));
+  const float bc1 = one_minus_pow(t * pc.log_beta1);
+  const float bc2_sqrt = sqrt(one_minus_pow(t * pc.log_beta2));
   const float step_size = lr / bc1, decay = 1.0 - lr * pc.wd;
   for (uint i = gl_GlobalInvocationID.x; i < pc.n; i += gl_NumWorkGroups.x * 256u) {
     float x = BufF32(pc.p).v[i], g = BufF32(pc.g).v[i];

@@ -17,6 +17,9 @@ Tolerance step_tolerance(DType dt) {
 
 ref::Tensor zero_d(DType dt, double v) { return from_values(dt, {}, {v}); }
 
+// The learning rate the op reads: the case's 0-d lr, rounded to its dtype.
+double lr_of(const Inputs& in) { return ref::round_to(in["lr"].dtype, in["lr"].at(0)); }
+
 // One parameter's tensors for a step: p, g, state in [-1, 1] (v in [0, 1]).
 struct Param {
   ref::Tensor p, g, m, v;
@@ -39,9 +42,9 @@ void adam_case(CaseSet& set, const std::string& name, const ref::Sizes& sizes, d
   c.tensor("step", zero_d(DType::F32, step)).tensor("lr", zero_d(dt, lr));
   c.arg("beta1", h.beta1).arg("beta2", h.beta2).arg("eps", h.eps);
   c.arg("weight_decay", h.weight_decay).arg("decoupled_weight_decay", h.decoupled);
-  c.tolerance(step_tolerance(dt)).ref([lr, h](const Inputs& in) {
+  c.tolerance(step_tolerance(dt)).ref([h](const Inputs& in) {
     ref::Tensor p = in["self"], m = in["exp_avg"], v = in["exp_avg_sq"], s = in["step"];
-    ref::adam_step(p, in["grad"], m, v, s, lr, h);
+    ref::adam_step(p, in["grad"], m, v, s, lr_of(in), h);
     Expected e;
     e.written = {{"self", p}, {"exp_avg", m}, {"exp_avg_sq", v}, {"step", s}};
     return e;
@@ -72,16 +75,16 @@ void adam_list_cases(CaseSet& set) {
     const ref::AdamHyper h{.weight_decay = 0.05, .decoupled = decoupled};
     const std::vector<ref::Sizes> shapes = {{5}, {3, 4}, {}, {64, 10}};
     Case& c = set.add(decoupled ? "adamw_4_tensors" : "adam_4_tensors");
-    std::vector<TensorArg> p, g, m, v, s;
+    std::vector<TensorArg> ps, gs, ms, vs, steps;
     for (size_t k = 0; k < shapes.size(); ++k) {
       Param x = make_param(c.rng, dt, shapes[k], k == 0);
-      p.push_back({x.p, Contiguous, {}});
-      g.push_back({x.g, Contiguous, {}});
-      m.push_back({x.m, Contiguous, {}});
-      v.push_back({x.v, Contiguous, {}});
-      s.push_back({zero_d(DType::F32, k == 0 ? 0 : double(k + 2)), Contiguous, {}});
+      ps.push_back({x.p, Contiguous, {}});
+      gs.push_back({x.g, Contiguous, {}});
+      ms.push_back({x.m, Contiguous, {}});
+      vs.push_back({x.v, Contiguous, {}});
+      steps.push_back({zero_d(DType::F32, k == 0 ? 0 : double(k + 2)), Contiguous, {}});
     }
-    c.arg("self", p).arg("grad", g).arg("exp_avg", m).arg("exp_avg_sq", v).arg("step", s);
+    c.arg("self", ps).arg("grad", gs).arg("exp_avg", ms).arg("exp_avg_sq", vs).arg("step", steps);
     c.tensor("lr", zero_d(dt, 1e-2)).arg("weight_decay", h.weight_decay);
     c.arg("decoupled_weight_decay", decoupled);
     c.tolerance(step_tolerance(dt)).ref([h](const Inputs& in) {
@@ -89,7 +92,7 @@ void adam_list_cases(CaseSet& set) {
       for (size_t k = 0; k < in.list("self").size(); ++k) {
         ref::Tensor p = in.list("self")[k], m = in.list("exp_avg")[k];
         ref::Tensor v = in.list("exp_avg_sq")[k], s = in.list("step")[k];
-        ref::adam_step(p, in.list("grad")[k], m, v, s, 1e-2, h);
+        ref::adam_step(p, in.list("grad")[k], m, v, s, lr_of(in), h);
         const std::string i = "[" + std::to_string(k) + "]";
         e.written.insert({{"self" + i, p}, {"exp_avg" + i, m}, {"exp_avg_sq" + i, v},
                           {"step" + i, s}});
@@ -111,10 +114,10 @@ void sgd_case(CaseSet& set, const std::string& name, const ref::Sizes& sizes, re
   c.arg("momentum", h.momentum).arg("dampening", h.dampening);
   c.arg("weight_decay", h.weight_decay).arg("nesterov", h.nesterov).arg("first_step", h.first_step);
   const bool has_buf = h.momentum != 0;
-  c.tolerance(step_tolerance(dt)).ref([lr, h, has_buf](const Inputs& in) {
+  c.tolerance(step_tolerance(dt)).ref([h, has_buf](const Inputs& in) {
     ref::Tensor p = in["self"];
     ref::Tensor buf = has_buf ? in["momentum_buffer"] : ref::Tensor();
-    ref::sgd_step(p, in["grad"], has_buf ? &buf : nullptr, lr, h);
+    ref::sgd_step(p, in["grad"], has_buf ? &buf : nullptr, lr_of(in), h);
     Expected e;
     e.written = {{"self", p}};
     if (has_buf) e.written.emplace("momentum_buffer", buf);
@@ -138,14 +141,14 @@ void sgd_list_cases(CaseSet& set) {
   for (double momentum : {0.0, 0.9}) {
     const ref::SgdHyper h{.momentum = momentum, .weight_decay = 0.01};
     Case& c = set.add(momentum != 0 ? "momentum_3_tensors" : "plain_3_tensors");
-    std::vector<TensorArg> p, g, b;
+    std::vector<TensorArg> ps, gs, bufs;
     for (const ref::Sizes& sizes : std::vector<ref::Sizes>{{5}, {3, 4}, {}}) {
       Param x = make_param(c.rng, dt, sizes, false);
-      p.push_back({x.p, Contiguous, {}});
-      g.push_back({x.g, Contiguous, {}});
-      if (momentum != 0) b.push_back({x.m, Contiguous, {}});
+      ps.push_back({x.p, Contiguous, {}});
+      gs.push_back({x.g, Contiguous, {}});
+      if (momentum != 0) bufs.push_back({x.m, Contiguous, {}});
     }
-    c.arg("self", p).arg("grad", g).arg("momentum_buffer", b).tensor("lr", zero_d(dt, 0.05));
+    c.arg("self", ps).arg("grad", gs).arg("momentum_buffer", bufs).tensor("lr", zero_d(dt, 0.05));
     c.arg("momentum", momentum).arg("weight_decay", h.weight_decay);
     c.tolerance(step_tolerance(dt)).ref([h](const Inputs& in) {
       Expected e;
@@ -153,7 +156,7 @@ void sgd_list_cases(CaseSet& set) {
         ref::Tensor p = in.list("self")[k];
         const bool has_buf = !in.list("momentum_buffer").empty();
         ref::Tensor buf = has_buf ? in.list("momentum_buffer")[k] : ref::Tensor();
-        ref::sgd_step(p, in.list("grad")[k], has_buf ? &buf : nullptr, 0.05, h);
+        ref::sgd_step(p, in.list("grad")[k], has_buf ? &buf : nullptr, lr_of(in), h);
         const std::string i = "[" + std::to_string(k) + "]";
         e.written.emplace("self" + i, p);
         if (has_buf) e.written.emplace("momentum_buffer" + i, buf);
