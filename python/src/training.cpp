@@ -90,6 +90,21 @@ void bind_training(py::module_& m) {
       .def("__exit__", &GradMode::exit);
   m.def("is_grad_enabled", &autograd::is_grad_enabled);
   m.def("set_grad_enabled", &autograd::set_grad_enabled);
+  m.def("_grad", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                    const std::vector<std::optional<Tensor>>& grad_outputs, bool retain_graph,
+                    bool create_graph, bool allow_unused) {
+          std::vector<Tensor> given;
+          for (const auto& g : grad_outputs) given.push_back(g.value_or(Tensor()));
+          std::vector<Tensor> result;
+          {
+            py::gil_scoped_release release;
+            result = autograd::grad(outputs, inputs, given, retain_graph, allow_unused,
+                                    create_graph);
+          }
+          py::list out;  // None for an unused input
+          for (const Tensor& g : result) out.append(g.defined() ? py::cast(g) : py::none());
+          return out;
+        });
 
   py::module_ optim = m.def_submodule("_optim");
   py::class_<optim::Optimizer>(optim, "Optimizer")

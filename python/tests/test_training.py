@@ -15,6 +15,33 @@ def test_backward_gives_the_gradient():
     assert y.grad_fn is not None and x.is_leaf
 
 
+def test_autograd_grad_returns_gradients_without_touching_grad():
+    x = px.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = px.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    unused = px.ones(3, requires_grad=True)
+    y = (x * x * w).sum()
+    gx, gw = px.autograd.grad(y, [x, w], retain_graph=True)
+    assert gx.tolist() == [1.0, -4.0, 12.0]  # 2 x w
+    assert gw.tolist() == [1.0, 4.0, 9.0]    # x^2
+    assert x.grad is None  # grad() returned them; nothing was accumulated
+    (g,) = px.autograd.grad([y * 2], [w], grad_outputs=[px.tensor(0.5)], retain_graph=True)
+    assert g.tolist() == [1.0, 4.0, 9.0]
+    assert px.autograd.grad(y, [unused], allow_unused=True) == (None,)
+
+
+def test_autograd_grad_refuses_what_it_cannot_do():
+    x = px.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    with pytest.raises(Exception, match="not part of the graph"):
+        px.autograd.grad(y, [px.ones(2, requires_grad=True)], retain_graph=True)
+    with pytest.raises(Exception, match="create_graph"):
+        px.autograd.grad(y, [x], create_graph=True)
+    with pytest.raises(Exception, match="create_graph"):
+        y.backward(create_graph=True)
+    with pytest.raises(ValueError, match="grad_outputs"):
+        px.autograd.grad([y], [x], grad_outputs=[None, None])
+
+
 def test_no_grad_records_nothing():
     x = px.ones(2, requires_grad=True)
     with px.no_grad():
