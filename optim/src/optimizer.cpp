@@ -61,6 +61,11 @@ SGD::SGD(NamedParameters params, SGDOptions o) : Optimizer(std::move(params)), o
                "SGD: nesterov needs momentum > 0 and dampening 0");
 }
 
+void SGD::set_lr(double lr) {
+  check_rate("SGD", lr);
+  o_.lr = lr;
+}
+
 void SGD::step() {
   NoGradGuard no_grad;
   for (const auto& [name, p] : params_) {

@@ -176,3 +176,23 @@ def test_conv_pool_dropout_modules_train():
     np.testing.assert_allclose(kept[kept != 0], 1 / 0.75, rtol=1e-6)
     drop.eval()
     np.testing.assert_array_equal(drop(ones).numpy(), ones.numpy())
+
+
+def test_lr_schedulers_follow_torch():
+    torch = pytest.importorskip("torch")
+    for make_px, make_torch in [
+        (lambda o: px.optim.lr_scheduler.StepLR(o, step_size=4, gamma=0.3),
+         lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=4, gamma=0.3)),
+        (lambda o: px.optim.lr_scheduler.CosineAnnealingLR(o, T_max=10, eta_min=1e-3),
+         lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=10, eta_min=1e-3)),
+    ]:
+        opt = px.optim.SGD([px.ones(2, requires_grad=True)], lr=0.1)
+        topt = torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1)
+        sched, tsched = make_px(opt), make_torch(topt)
+        for _ in range(20):
+            assert sched.get_last_lr()[0] == pytest.approx(tsched.get_last_lr()[0], rel=1e-9)
+            assert opt.lr == sched.get_last_lr()[0]
+            topt.step()
+            sched.step()
+            tsched.step()
+        assert sched.last_epoch == tsched.last_epoch == 20

@@ -24,6 +24,10 @@ class Optimizer {
   // One update of every parameter that has a gradient.
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);
+  // The learning rate, and changing it between steps (schedulers do it:
+  // plexus/lr_scheduler.h). Throws for a negative rate.
+  virtual double lr() const = 0;
+  virtual void set_lr(double lr) = 0;
   const NamedParameters& parameters() const { return params_; }
   // Per-parameter state ("fc1.weight.exp_avg"), detached.
   std::map<std::string, Tensor> state_dict() const;
@@ -46,6 +50,8 @@ class SGD : public Optimizer {
  public:
   SGD(NamedParameters params, SGDOptions options);
   void step() override;
+  double lr() const override { return o_.lr; }
+  void set_lr(double lr) override;
 
  private:
   SGDOptions o_;
@@ -69,10 +75,10 @@ class Adam : public Optimizer {
   Adam(NamedParameters params, AdamOptions options);
   void step() override;
   int64_t steps(const std::string& name) const;
-  double lr() const { return o_.lr; }
-  // Changes the learning rate; with capturable, a compiled step sees the new
-  // value without capturing again (it reads a 0-d tensor).
-  void set_lr(double lr);
+  double lr() const override { return o_.lr; }
+  // With capturable, a compiled step sees the new value without capturing
+  // again (it reads a 0-d tensor).
+  void set_lr(double lr) override;
 
  private:
   void step_capturable();
