@@ -32,7 +32,7 @@ void relu_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   sdk::elementwise(sdk::TensorView<float>(args.tensor(1)),
                    sdk::TensorView<const float>(args.tensor(0)),
-                   [](float x) { return x > 0 ? x : 0.0f; });
+                   [](float x) { return x < 0 ? 0.0f : x; });  // NaN stays NaN
 }
 
 plexus_status init(const plexus_host_api* host, void** state) {
