@@ -102,8 +102,10 @@ foreach(variant "extern_c;PLEXUS_PLUGIN_EXPORT;C++ (mangled) name"
        -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
   execute_process(COMMAND ${CMAKE_COMMAND} --build ${src}/build RESULT_VARIABLE rc
                   OUTPUT_VARIABLE out ERROR_VARIABLE out)
-  string(FIND "${out}" "${expected}" at)
-  if(rc EQUAL 0 OR NOT out MATCHES "does not export plexus_plugin_entry" OR at EQUAL -1)
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}")  # CMake wraps long messages
+  string(FIND "${flat}" "${expected}" at)
+  string(FIND "${flat}" "does not export plexus_plugin_entry" what)
+  if(rc EQUAL 0 OR what EQUAL -1 OR at EQUAL -1)
     message(FATAL_ERROR "a plugin without ${tag} built (${rc}) or failed otherwise:\n${out}")
   endif()
   if(EXISTS ${src}/build/libplexus-mini.so)
