@@ -12,6 +12,8 @@
 //   record_1elem          a 1-element mul whose input requires grad, minus the
 //                         same call without grad: the cost of recording a node
 //   chain_1elem           forward and backward of a chain of 1-element muls, per op
+//   add_out_1elem         a 1-element add_out (no grad, no allocation) through the
+//                         real cpu plugin: the dispatch cost small models pay per op
 //   cnn_step_b32          one training step of a small CNN on 28x28 images (two
 //                         conv 3x3 + relu + max_pool 2 blocks, 8 and 16
 //                         channels, then linear to 10; MSE, Adam) at batch 32
@@ -223,7 +225,9 @@ void autograd_rows(int steps) {
                     x.backward();
                   }) /
                   chain;
-  double t_rec = NAN, t_chain = NAN;
+  Tensor out = empty({1});
+  double add_out_us = best_us(steps, 7, [&] { (void)add_out(out, a, b); });
+  double t_rec = NAN, t_chain = NAN, t_add_out = NAN;
 #ifdef PLEXUS_BENCH_TORCH
   torch::Tensor ta = torch::ones({1}), tb = torch::full({1}, 2.0);
   torch::Tensor tg = torch::ones({1}, torch::requires_grad());
@@ -237,9 +241,12 @@ void autograd_rows(int steps) {
             chain;
   std::printf("%-14s %10.2f us   libtorch %10.2f us   (1-element mul, no grad)\n", "mul_1elem",
               plain, tplain);
+  torch::Tensor tout = torch::empty({1});
+  t_add_out = best_us(steps, 7, [&] { (void)torch::add_out(tout, ta, tb); });
 #endif
   row("record_1elem", recorded - plain, t_rec);
   row("chain_1elem", per_op, t_chain);
+  row("add_out_1elem", add_out_us, t_add_out);
 }
 
 }  // namespace

@@ -80,7 +80,7 @@ install(FILES ${PROJECT_BINARY_DIR}/package/PlexusSDKConfig.cmake
   DESTINATION ${PLEXUS_INSTALL_CMAKEDIR}/PlexusSDK)
 install(FILES ${PROJECT_SOURCE_DIR}/sdk/VENDOR_GUIDE.md
   DESTINATION ${CMAKE_INSTALL_DATADIR}/plexus/sdk)
-install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/template
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/sdk/template ${PROJECT_SOURCE_DIR}/sdk/examples
   DESTINATION ${CMAKE_INSTALL_DATADIR}/plexus/sdk)
 
 # ---- pkg-config ------------------------------------------------------------------

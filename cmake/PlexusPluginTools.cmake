@@ -7,6 +7,9 @@
 # - a MODULE library target plexus-<name>, file libplexus-<name>.so, linked
 #   only against PlexusSDK::headers (a plugin never links libplexus);
 # - hidden visibility: plexus_plugin_entry is the only exported symbol;
+# - C++17 for C++ sources (the SDK's helpers need it), and -O2 when the
+#   project sets no CMAKE_BUILD_TYPE (a single-config generator's default is
+#   no optimization);
 # - PLEXUS_PLUGIN_NAME and PLEXUS_PLUGIN_VERSION defined as string literals,
 #   for plexus_plugin_info to agree with the manifest;
 # - output into ${PLEXUS_PLUGIN_OUTPUT_DIRECTORY} when set, else the current
@@ -14,9 +17,37 @@
 #   {"name", "library", "abi_version": "<major>.<minor>" of plugin.h, "plugin_version", "arch"};
 # - with INSTALL, both go to INSTALL_DESTINATION (default
 #   ${CMAKE_INSTALL_LIBDIR}/plexus/plugins, where plexus looks for them).
+# - after linking, a check that the library exports plexus_plugin_entry: a
+#   missing extern "C" or PLEXUS_PLUGIN_EXPORT fails the build, naming which,
+#   instead of a plugin that builds and then does not load.
 # VERSION defaults to PROJECT_VERSION, else 0.0.0.
+
+# Script mode, run after each plugin's link: cmake -DPLEXUS_CHECK_ENTRY_OF=LIB
+# -DPLEXUS_NM=nm -P PlexusPluginTools.cmake.
+if(CMAKE_SCRIPT_MODE_FILE AND DEFINED PLEXUS_CHECK_ENTRY_OF)
+  execute_process(COMMAND "${PLEXUS_NM}" -D --defined-only "${PLEXUS_CHECK_ENTRY_OF}"
+                  OUTPUT_VARIABLE exported RESULT_VARIABLE rc ERROR_QUIET)
+  if(NOT rc EQUAL 0 OR exported MATCHES "[ \t]T plexus_plugin_entry\n")
+    return()  # exported (or nm cannot tell: the loader will say)
+  endif()
+  execute_process(COMMAND "${PLEXUS_NM}" "${PLEXUS_CHECK_ENTRY_OF}" OUTPUT_VARIABLE all ERROR_QUIET)
+  if(all MATCHES "_Z[0-9]+plexus_plugin_entry")
+    set(cause "it has a C++ (mangled) name: declare it with PLEXUS_EXTERN_C")
+  elseif(all MATCHES "[tT] plexus_plugin_entry\n")
+    set(cause "it is hidden: declare it with PLEXUS_PLUGIN_EXPORT")
+  else()
+    set(cause "it is not defined")
+  endif()
+  file(REMOVE "${PLEXUS_CHECK_ENTRY_OF}")  # no library that cannot load is left behind
+  message(FATAL_ERROR "${PLEXUS_CHECK_ENTRY_OF} does not export plexus_plugin_entry, so plexus "
+          "cannot load it: ${cause}. A plugin defines\n  PLEXUS_EXTERN_C PLEXUS_PLUGIN_EXPORT const "
+          "plexus_plugin_info* plexus_plugin_entry(uint32_t host_abi_major, uint32_t "
+          "host_abi_minor)")
+endif()
+
 include_guard(GLOBAL)
 include(GNUInstallDirs)
+set(_PLEXUS_PLUGIN_TOOLS_FILE "${CMAKE_CURRENT_LIST_FILE}" CACHE INTERNAL "plexus_add_plugin's own file, run as its entry check")
 
 # The ABI version "<major>.<minor>" that plugin.h in `include_dir` declares.
 function(plexus_abi_version include_dir out_var)
@@ -82,6 +113,18 @@ function(plexus_add_plugin)
   set(target plexus-${arg_NAME})
   add_library(${target} MODULE ${arg_SOURCES})
   target_link_libraries(${target} PRIVATE PlexusSDK::headers)
+  # The SDK's C++ helpers need C++17 (at least; a project may ask for more).
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(CXX IN_LIST languages)
+    target_compile_features(${target} PRIVATE cxx_std_17)
+  endif()
+  # Kernels compiled at -O0 are what a project without a build type gets.
+  get_property(multi_config GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  if(NOT multi_config AND NOT CMAKE_BUILD_TYPE)
+    target_compile_options(${target} PRIVATE $<$<COMPILE_LANGUAGE:C,CXX>:-O2>)
+    message(STATUS "plexus_add_plugin(${arg_NAME}): no CMAKE_BUILD_TYPE, so it is compiled "
+                   "with -O2 (set CMAKE_BUILD_TYPE to Release or Debug to choose)")
+  endif()
   target_compile_definitions(${target} PRIVATE PLEXUS_PLUGIN_NAME="${arg_NAME}"
                              PLEXUS_PLUGIN_VERSION="${version}")
   set_target_properties(${target} PROPERTIES
@@ -137,6 +180,11 @@ function(_plexus_export_only_entry target)
   endif()
   if(NOT CMAKE_SYSTEM_NAME MATCHES "Linux|BSD")
     return()
+  endif()
+  if(CMAKE_NM)  # the entry point must be exported: see the script mode at the top
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -DPLEXUS_CHECK_ENTRY_OF=$<TARGET_FILE:${target}>
+              -DPLEXUS_NM=${CMAKE_NM} -P "${_PLEXUS_PLUGIN_TOOLS_FILE}" VERBATIM)
   endif()
   set(script "${CMAKE_CURRENT_BINARY_DIR}/${target}.exports")
   file(WRITE "${script}.in" "{\n  global: plexus_plugin_entry;\n  local: *;\n};\n")

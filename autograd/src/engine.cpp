@@ -3,6 +3,7 @@
 // gradients that reach each node, with grad mode off.
 #include <fmt/format.h>
 
+#include <chrono>
 #include <functional>
 #include <queue>
 #include <unordered_map>
@@ -12,9 +13,22 @@
 #include "plexus/error.h"
 #include "plexus/factories.h"
 #include "plexus/ops.h"
+#include "plexus/profiler.h"
 
 namespace plexus::autograd {
 namespace {
+
+// Runs the node; with the profiler on, its time (the backward ops it
+// dispatched included) is recorded under its name as backward work.
+std::vector<Tensor> apply_node(Node& n, const Tensor& g) {
+  if (!profiler::enabled()) return n.apply(g);
+  auto start = std::chrono::steady_clock::now();
+  std::vector<Tensor> out = n.apply(g);
+  auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
+                std::chrono::steady_clock::now() - start).count();
+  profiler::record(n.name(), g.device(), static_cast<uint64_t>(ns));
+  return out;
+}
 
 struct Later {
   bool operator()(const Node* a, const Node* b) const { return a->sequence() < b->sequence(); }
@@ -84,6 +98,7 @@ void run(Run& r) {
     ~Restore() { t_callbacks = outer; }
   } restore{outer};
   NoGradGuard no_grad;  // backward ops record nothing (create_graph is not supported yet)
+  profiler::BackwardScope backward_pass;  // the profiler tells these ops from the forward's
   std::unordered_map<Node*, int> deps = dependencies(r.roots);
   std::unordered_map<Node*, Tensor> buffers;
   std::priority_queue<Node*, std::vector<Node*>, Later> ready;
@@ -113,7 +128,7 @@ void run(Run& r) {
       (*r.captured)[c->second] = g;
       if (n->next().empty()) continue;  // a leaf's accumulator: not run
     }
-    if (g.defined()) out = n->apply(g);
+    if (g.defined()) out = apply_node(*n, g);
     if (!r.retain_graph) n->release();
     for (size_t i = 0; i < n->next().size(); ++i) {
       const Edge& e = n->next()[i];
@@ -157,9 +172,17 @@ void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& gra
   run(r);
 }
 
+void refuse_create_graph(bool create_graph, const char* caller) {
+  PLEXUS_CHECK(!create_graph, ErrorCode::Unsupported,
+               "{}: create_graph=true (higher-order gradients) is not supported yet: the "
+               "backward pass records no graph of its own (autograd/README.md)",
+               caller);
+}
+
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs, bool retain_graph,
-                         bool allow_unused) {
+                         bool allow_unused, bool create_graph) {
+  refuse_create_graph(create_graph, "grad");
   Run r;
   r.retain_graph = retain_graph;
   for (size_t i = 0; i < outputs.size(); ++i) {

@@ -49,6 +49,9 @@ class BelowGuard {
 // a tensor that requires grad (views.cpp).
 void view_hook(const Tensor& base, const Tensor& view, const char* name);
 
+// Throws for create_graph = true: higher-order gradients are not supported yet.
+void refuse_create_graph(bool create_graph, const char* caller);
+
 // Tensor::backward for several outputs at once (engine.cpp).
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
               bool retain_graph);

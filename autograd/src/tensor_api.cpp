@@ -60,7 +60,8 @@ Tensor Tensor::detach() const {
   return Tensor::make(storage(), dtype(), sizes(), strides(), storage_offset());
 }
 
-void Tensor::backward(const Tensor& gradient, bool retain_graph) const {
+void Tensor::backward(const Tensor& gradient, bool retain_graph, bool create_graph) const {
+  autograd::refuse_create_graph(create_graph, "backward");
   autograd::backward({*this}, {gradient}, retain_graph);
 }
 

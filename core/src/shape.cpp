@@ -26,7 +26,11 @@ Shape contiguous_strides(IntArrayRef sizes) {
   int64_t st = 1;
   for (size_t i = sizes.size(); i-- > 0;) {
     strides[i] = st;
-    st *= sizes[i] > 1 ? sizes[i] : 1;
+    if (i > 0)
+      PLEXUS_CHECK(!__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st),
+                   ErrorCode::InvalidArgument,
+                   "sizes {}: the strides of a contiguous layout overflow int64",
+                   shape_str(sizes));
   }
   return strides;
 }

@@ -62,6 +62,12 @@ SGD::SGD(NamedParameters params, SGDOptions o) : Optimizer(std::move(params)), o
                "SGD: nesterov needs momentum > 0 and dampening 0");
 }
 
+void SGD::set_lr(double lr) {
+  check_rate("SGD", lr);
+  o_.lr = lr;
+  if (lr_.defined()) lr_.fill_(lr);  // List and Fused read it
+}
+
 void SGD::step() {
   if (o_.path != UpdatePath::PerTensor) return step_fused();
   NoGradGuard no_grad;

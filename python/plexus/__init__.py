@@ -79,4 +79,4 @@ def op(name):
 
 _plexus.init(None)
 
-from . import nn, optim  # noqa: E402,F401
+from . import autograd, nn, optim  # noqa: E402,F401

@@ -328,19 +328,21 @@ void bind_tensor(py::module_& m) {
                     [](const Tensor& s, bool on) { s.requires_grad_(on); })
       .def("requires_grad_", [](const Tensor& s, bool on) { s.requires_grad_(on); return s; },
            py::arg("requires_grad") = true)
-      .def_property("grad", &Tensor::grad, [](const Tensor& s, std::optional<Tensor> g) {
-        s.set_grad(g.value_or(Tensor()));
-      })
+      .def_property("grad", [](const Tensor& s) -> py::object {
+        Tensor g = s.grad();  // None until backward reaches it, as in torch
+        return g.defined() ? py::cast(g) : py::none();
+      }, [](const Tensor& s, std::optional<Tensor> g) { s.set_grad(g.value_or(Tensor())); })
       .def_property_readonly("is_leaf", &Tensor::is_leaf)
       .def_property_readonly("grad_fn", [](const Tensor& s) -> py::object {
         if (autograd::Node* n = s.grad_fn()) return py::str(n->name());
         return py::none();
       })
       .def("detach", &Tensor::detach)
-      .def("backward", [](const Tensor& s, std::optional<Tensor> g, bool retain) {
+      .def("backward", [](const Tensor& s, std::optional<Tensor> g, bool retain, bool create) {
              py::gil_scoped_release release;
-             s.backward(g.value_or(Tensor()), retain);
-           }, py::arg("gradient") = py::none(), py::arg("retain_graph") = false)
+             s.backward(g.value_or(Tensor()), retain, create);
+           }, py::arg("gradient") = py::none(), py::arg("retain_graph") = false,
+           py::arg("create_graph") = false)
       // Copies, conversions, host values.
       .def("to", [](const Tensor& s, py::object a, std::optional<DType> dtype) {
              if (py::isinstance<DType>(a)) return nogil([&] { return s.to(a.cast<DType>()); });

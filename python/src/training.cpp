@@ -3,6 +3,7 @@
 
 #include "bindings.h"
 #include "plexus/autograd.h"
+#include "plexus/lr_scheduler.h"
 #include "plexus/graph.h"
 #include "plexus/optim.h"
 #include "plexus/safetensors.h"
@@ -90,6 +91,21 @@ void bind_training(py::module_& m) {
       .def("__exit__", &GradMode::exit);
   m.def("is_grad_enabled", &autograd::is_grad_enabled);
   m.def("set_grad_enabled", &autograd::set_grad_enabled);
+  m.def("_grad", [](const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                    const std::vector<std::optional<Tensor>>& grad_outputs, bool retain_graph,
+                    bool create_graph, bool allow_unused) {
+          std::vector<Tensor> given;
+          for (const auto& g : grad_outputs) given.push_back(g.value_or(Tensor()));
+          std::vector<Tensor> result;
+          {
+            py::gil_scoped_release release;
+            result = autograd::grad(outputs, inputs, given, retain_graph, allow_unused,
+                                    create_graph);
+          }
+          py::list out;  // None for an unused input
+          for (const Tensor& g : result) out.append(g.defined() ? py::cast(g) : py::none());
+          return out;
+        });
 
   py::module_ optim = m.def_submodule("_optim");
   py::class_<optim::Optimizer>(optim, "Optimizer")
@@ -98,7 +114,8 @@ void bind_training(py::module_& m) {
         o.step();
       })
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
-      .def("state_dict", &optim::Optimizer::state_dict);
+      .def("state_dict", &optim::Optimizer::state_dict)
+      .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr);
   py::class_<optim::SGD, optim::Optimizer>(optim, "SGD")
       .def(py::init([](py::iterable params, double lr, double momentum, double dampening,
                        double weight_decay, bool nesterov) {
@@ -123,7 +140,6 @@ void bind_training(py::module_& m) {
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::pair{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(),
            py::arg("amsgrad") = false, py::arg("capturable") = false)
-      .def_property("lr", &optim::Adam::lr, &optim::Adam::set_lr)
       .def("steps", &optim::Adam::steps);
   py::class_<optim::AdamW, optim::Adam>(optim, "AdamW")
       .def(py::init([f = adam_init(true)](py::iterable p, double lr, std::pair<double, double> b,
@@ -134,6 +150,25 @@ void bind_training(py::module_& m) {
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::pair{0.9, 0.999},
            py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(),
            py::arg("amsgrad") = false, py::arg("capturable") = false);
+
+  // Schedulers keep their optimizer alive (keep_alive): Python may drop it first.
+  py::class_<optim::LRScheduler>(optim, "LRScheduler")
+      .def("step", &optim::LRScheduler::step)
+      .def("get_last_lr", [](const optim::LRScheduler& s) { return std::vector{s.last_lr()}; })
+      .def_property_readonly("last_epoch", &optim::LRScheduler::epoch)
+      .def_property_readonly("base_lrs", [](const optim::LRScheduler& s) {
+        return std::vector{s.base_lr()};
+      });
+  py::class_<optim::StepLR, optim::LRScheduler>(optim, "StepLR")
+      .def(py::init([](optim::Optimizer& o, int64_t step_size, double gamma) {
+             return new optim::StepLR(o, {step_size, gamma});
+           }), py::arg("optimizer"), py::arg("step_size"), py::arg("gamma") = 0.1,
+           py::keep_alive<1, 2>());
+  py::class_<optim::CosineAnnealingLR, optim::LRScheduler>(optim, "CosineAnnealingLR")
+      .def(py::init([](optim::Optimizer& o, int64_t t_max, double eta_min) {
+             return new optim::CosineAnnealingLR(o, {t_max, eta_min});
+           }), py::arg("optimizer"), py::arg("T_max"), py::arg("eta_min") = 0.0,
+           py::keep_alive<1, 2>());
 
   py::class_<graph::CompileStats>(m, "CompileStats")
       .def_readonly("captures", &graph::CompileStats::captures)

@@ -15,6 +15,33 @@ def test_backward_gives_the_gradient():
     assert y.grad_fn is not None and x.is_leaf
 
 
+def test_autograd_grad_returns_gradients_without_touching_grad():
+    x = px.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    w = px.tensor([0.5, -1.0, 2.0], requires_grad=True)
+    unused = px.ones(3, requires_grad=True)
+    y = (x * x * w).sum()
+    gx, gw = px.autograd.grad(y, [x, w], retain_graph=True)
+    assert gx.tolist() == [1.0, -4.0, 12.0]  # 2 x w
+    assert gw.tolist() == [1.0, 4.0, 9.0]    # x^2
+    assert x.grad is None  # grad() returned them; nothing was accumulated
+    (g,) = px.autograd.grad([y * 2], [w], grad_outputs=[px.tensor(0.5)], retain_graph=True)
+    assert g.tolist() == [1.0, 4.0, 9.0]
+    assert px.autograd.grad(y, [unused], allow_unused=True) == (None,)
+
+
+def test_autograd_grad_refuses_what_it_cannot_do():
+    x = px.tensor([1.0, 2.0], requires_grad=True)
+    y = (x * x).sum()
+    with pytest.raises(Exception, match="not part of the graph"):
+        px.autograd.grad(y, [px.ones(2, requires_grad=True)], retain_graph=True)
+    with pytest.raises(Exception, match="create_graph"):
+        px.autograd.grad(y, [x], create_graph=True)
+    with pytest.raises(Exception, match="create_graph"):
+        y.backward(create_graph=True)
+    with pytest.raises(ValueError, match="grad_outputs"):
+        px.autograd.grad([y], [x], grad_outputs=[None, None])
+
+
 def test_no_grad_records_nothing():
     x = px.ones(2, requires_grad=True)
     with px.no_grad():
@@ -149,3 +176,23 @@ def test_conv_pool_dropout_modules_train():
     np.testing.assert_allclose(kept[kept != 0], 1 / 0.75, rtol=1e-6)
     drop.eval()
     np.testing.assert_array_equal(drop(ones).numpy(), ones.numpy())
+
+
+def test_lr_schedulers_follow_torch():
+    torch = pytest.importorskip("torch")
+    for make_px, make_torch in [
+        (lambda o: px.optim.lr_scheduler.StepLR(o, step_size=4, gamma=0.3),
+         lambda o: torch.optim.lr_scheduler.StepLR(o, step_size=4, gamma=0.3)),
+        (lambda o: px.optim.lr_scheduler.CosineAnnealingLR(o, T_max=10, eta_min=1e-3),
+         lambda o: torch.optim.lr_scheduler.CosineAnnealingLR(o, T_max=10, eta_min=1e-3)),
+    ]:
+        opt = px.optim.SGD([px.ones(2, requires_grad=True)], lr=0.1)
+        topt = torch.optim.SGD([torch.ones(2, requires_grad=True)], lr=0.1)
+        sched, tsched = make_px(opt), make_torch(topt)
+        for _ in range(20):
+            assert sched.get_last_lr()[0] == pytest.approx(tsched.get_last_lr()[0], rel=1e-9)
+            assert opt.lr == sched.get_last_lr()[0]
+            topt.step()
+            sched.step()
+            tsched.step()
+        assert sched.last_epoch == tsched.last_epoch == 20

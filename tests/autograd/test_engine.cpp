@@ -6,6 +6,10 @@
 #include "autograd/random.h"
 #include "plexus/autograd.h"
 #include "plexus/ops.h"
+#include "plexus/profiler.h"
+
+#include <map>
+#include <string>
 
 using namespace plexus;
 using Catch::Contains;
@@ -183,4 +187,41 @@ TEST_CASE("a result saved for backward does not keep itself alive", "[engine]") 
     y.add_(full({}, 1.0, TensorOptions(DType::F64)));
   }
   CHECK_THROWS_WITH(z.sum().backward(), Catch::Contains("modified by an in-place op"));
+}
+
+TEST_CASE("the profiler tells backward ops from forward ones and times each node",
+          "[engine]") {
+  Tensor x = leaf({3}, 40), w = leaf({3}, 41);
+  profiler::reset();
+  profiler::enable(true);
+  Tensor y = mul(x, w).sum();
+  y.backward();
+  profiler::enable(false);
+  std::map<std::pair<std::string, bool>, uint64_t> calls;  // (op, backward) -> calls
+  for (const profiler::Record& r : profiler::records()) calls[{r.op, r.backward}] += r.calls;
+  profiler::reset();
+  CHECK(calls[{"mul.Tensor", false}] == 1);  // the forward's
+  CHECK(calls[{"mul.Tensor", true}] == 2);   // MulBackward's, one per input
+  CHECK(calls[{"sum.dim_IntList", false}] == 1);
+  CHECK(calls[{"MulBackward", true}] == 1);
+  CHECK(calls[{"SumBackward", true}] == 1);
+  CHECK(calls.count({"MulBackward", false}) == 0);
+  CHECK_FALSE(profiler::in_backward());  // the scope ended with the pass
+  // And in the table: a pass column.
+  profiler::enable(true);
+  mul(x, w).sum().backward();
+  profiler::enable(false);
+  std::string report = profiler::report();
+  profiler::reset();
+  CHECK_THAT(report, Catch::Matches("(.|\n)*\nmul\\.Tensor +cpu +backward +2 (.|\n)*"));
+  CHECK_THAT(report, Catch::Matches("(.|\n)*\nmul\\.Tensor +cpu +forward +1 (.|\n)*"));
+}
+
+TEST_CASE("create_graph is refused with a clear error, before anything runs", "[engine]") {
+  Tensor x = leaf({3}, 42);
+  Tensor y = mul(x, x).sum();
+  CHECK_THROWS_WITH(y.backward({}, false, true), Contains("create_graph") && Contains("not supported"));
+  CHECK_THROWS_WITH(autograd::grad({y}, {x}, {}, true, false, true), Contains("create_graph"));
+  y.backward();  // the graph is intact
+  CHECK(values(x.grad()) == values(mul(x.detach(), 2.0)));
 }

@@ -167,11 +167,37 @@ TEST_CASE("copies: to() between dtypes, clone, copy_ into a fresh tensor", "[rul
 TEST_CASE("gradcheck reports a wrong gradient, naming the input and element", "[rules]") {
   Tensor x = leaf({3}, 26);
   // detach() hides one factor from autograd: backward gives x, the truth is 2x.
-  CHECK_THROWS_WITH(gradcheck([](const Inputs& v) { return mul(v[0].detach(), v[0]); }, {x}),
+  auto wrong = [](const Inputs& v) { return mul(v[0].detach(), v[0]); };
+  // Fast mode's projection disagrees, and the full check then names the element.
+  CHECK_THROWS_WITH(gradcheck(wrong, {x}),
                     Catch::Contains("input 0[0]") && Catch::Contains("central differences"));
+  CHECK_THROWS_WITH(gradcheck(wrong, {x}, {.fast = false}), Catch::Contains("input 0[0]"));
+  // Only the second input's gradient is wrong: the message names it.
+  Tensor w = leaf({3}, 30);
+  CHECK_THROWS_WITH(
+      gradcheck([](const Inputs& v) { return add(v[0], mul(v[1].detach(), v[1])); }, {x, w}),
+      Catch::Contains("input 1[0]"));
   Tensor ints = ones({3}, TensorOptions(DType::I64));
   CHECK_THROWS_WITH(gradcheck([](const Inputs& v) { return v[0]; }, {ints}),
                     Catch::Contains("no input requires grad"));
+}
+
+TEST_CASE("gradcheck: fast and full modes agree on right rules, and float32 has its own "
+          "tolerances", "[rules]") {
+  Tensor a = leaf({4, 3}, 31), b = leaf({3, 5}, 32);
+  auto f = [](const Inputs& v) { return tanh(mm(v[0], v[1])); };
+  CHECK(gradcheck(f, {a, b}));
+  CHECK(gradcheck(f, {a, b}, {.fast = false}));
+  CHECK(gradcheck(f, {a, b}, {.seed = 7}));
+  Tensor a32 = a.detach().to(DType::F32).requires_grad_();
+  Tensor b32 = b.detach().to(DType::F32).requires_grad_();
+  CHECK(gradcheck(f, {a32, b32}));
+  // float64's tolerances on float32 differences fail: the defaults are per dtype.
+  CHECK_THROWS(gradcheck(f, {a32, b32}, {.eps = 1e-6, .atol = 1e-5, .rtol = 1e-3, .fast = false}));
+  // float32 finds a wrong gradient too.
+  CHECK_THROWS_WITH(gradcheck([](const Inputs& v) { return mul(v[0].detach(), v[0]); }, {a32}),
+                    Catch::Contains("input 0[0]"));
+  CHECK_THROWS_WITH(gradcheck(f, {a32, b}), Catch::Contains("must share a dtype"));
 }
 
 TEST_CASE("layer_norm rule, with and without weight and bias", "[rules]") {

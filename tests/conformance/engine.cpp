@@ -71,12 +71,8 @@ int64_t expanded_dim(const ref::Sizes& s) {
   return -1;
 }
 
-// A tensor in device memory with the bytes its storage was given.
-struct Placed {
-  Tensor view;
-  std::vector<uint8_t> bytes;  // the storage as written
-  std::vector<bool> covered;   // per storage element: one of the view's elements
-};
+
+}  // namespace
 
 // Places logical `values` on the target in `layout`, with `pad` poison
 // elements before and after; everything outside the view is poison too.
@@ -147,6 +143,8 @@ ref::Tensor decode_view(const Tensor& t, const std::vector<uint8_t>& bytes) {
   return out;
 }
 
+namespace {
+
 // The storage elements outside the view that changed; "" when none did.
 std::string changed_outside(const Placed& p, const std::vector<uint8_t>& now, size_t isz) {
   int64_t count = 0, first = -1;
@@ -178,14 +176,6 @@ std::string index_str(const ref::Sizes& sizes, int64_t flat) {
 
 // ---- boxing ----------------------------------------------------------------------
 
-// The arguments of one call and everything they borrow.
-struct Boxed {
-  std::vector<Value> values;
-  std::deque<Tensor> tensors;
-  std::deque<std::vector<Tensor>> lists;
-  std::deque<std::vector<int64_t>> ints;
-  std::deque<std::string> strings;
-};
 
 Value number_value(const SchemaType& type, double d, int64_t i, bool is_int, Boxed& b) {
   if (type.is_list) {
@@ -225,7 +215,12 @@ Value default_value(const Argument& a, Boxed& b) {
 OpForms forms_of(const Operator& kernel) {
   OpForms f;
   f.kernel = &kernel;
-  if (kernel.kind() == OpKind::Direct && kernel.check()) f.direct = &kernel;
+  if (kernel.kind() == OpKind::Direct) {
+    // A direct op that writes several tensors runs as itself ("direct");
+    // a direct composite (matmul, mse_loss) as its one functional form.
+    if (kernel.check()) f.direct = &kernel;
+    else f.functional = &kernel;
+  }
   for (const Operator* op : Dispatcher::get().ops()) {
     if (&op->kernel_op() != &kernel || op->kind() == OpKind::Direct) continue;
     if (op->kind() == OpKind::Functional) f.functional = op;
@@ -408,21 +403,12 @@ std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const 
   return v;
 }
 
-namespace {
 
-// A case's tensor arguments placed on the target, the written tensor, and the
-// boxed arguments of the call (which refer into `b`: keep it where it is).
-struct PreparedCall {
-  std::map<std::string, Placed> placed;
-  std::map<std::string, std::vector<Placed>> placed_lists;
-  std::optional<Placed> out;
-  std::string written_name;
-  Boxed b;
-  Placed& tensor_named(const Case& c, const std::string& name) {
-    const TensorArg* t = tensor_arg(c, name);
-    return placed.at(t && !t->alias.empty() ? t->alias : name);
-  }
-};
+
+Placed& PreparedCall::tensor_named(const Case& c, const std::string& name) {
+  const TensorArg* t = tensor_arg(c, name);
+  return placed.at(t && !t->alias.empty() ? t->alias : name);
+}
 
 void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
                   const std::string& variant, const Expected* expected, Rng& poison,
@@ -518,6 +504,8 @@ void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
     }
   }
 }
+
+namespace {
 
 // The "direct" variant: one call of a direct op that writes several tensors;
 // every written tensor (and list element) is read back and compared with the

@@ -4,6 +4,9 @@
 // comparing them with the reference element by element.
 #pragma once
 
+#include <deque>
+#include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -11,6 +14,7 @@
 #include "plexus/device_backend.h"
 #include "plexus/op.h"
 #include "plexus/tensor.h"
+#include "plexus/value.h"
 #include "runner.h"
 #include "suite.h"
 
@@ -69,5 +73,46 @@ struct Comparison {
   std::string message;  // the first mismatch, when not ok
 };
 Comparison compare(const Expected& expected, const ref::Tensor& got, const Tolerance& tol);
+
+// ---- One call, set up but not run (for the runner and the libtorch parity test)
+
+// A tensor in device memory with the bytes its storage was given.
+struct Placed {
+  Tensor view;
+  std::vector<uint8_t> bytes;  // the storage as written
+  std::vector<bool> covered;   // per storage element: one of the view's elements
+};
+// Places logical `values` on the target in `layout`, with `pad` poison
+// elements before and after; everything outside the view is poison too.
+Placed place(const Target& tg, const ref::Tensor& values, uint32_t layout, int64_t pad, Rng& poison);
+// The bytes of t's whole storage, read back with the backend's raw copies.
+std::vector<uint8_t> read_storage(const Target& tg, const Tensor& t);
+// The logical values of view `t` from its storage's bytes.
+ref::Tensor decode_view(const Tensor& t, const std::vector<uint8_t>& bytes);
+
+// The arguments of one call and everything they borrow.
+struct Boxed {
+  std::vector<Value> values;
+  std::deque<Tensor> tensors;
+  std::deque<std::vector<Tensor>> lists;
+  std::deque<std::vector<int64_t>> ints;
+  std::deque<std::string> strings;
+};
+
+// A case's tensor arguments placed on the target, the written tensor, and the
+// boxed arguments of the call (which refer into `b`: keep it where it is).
+struct PreparedCall {
+  std::map<std::string, Placed> placed;
+  std::map<std::string, std::vector<Placed>> placed_lists;
+  std::optional<Placed> out;
+  std::string written_name;
+  Boxed b;
+  // The placed tensor argument `name` (the one it aliases, for an alias).
+  Placed& tensor_named(const Case& c, const std::string& name);
+};
+// Places a case's inputs for `variant` of `op` ("functional", "out", "inplace",
+// "out_self", "out_other") and boxes its arguments; `expected` sizes the out.
+void prepare_call(const Target& tg, const Operator& op, const Case& c, const std::string& variant,
+                  const Expected* expected, Rng& poison, PreparedCall& call);
 
 }  // namespace plexus::conformance

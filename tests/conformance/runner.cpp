@@ -412,10 +412,17 @@ int run(const Options& opts) {
   std::vector<OpInfo> all = all_op_infos();
   for (const OpInfo& oi : all) infos[oi.op] = &oi;
 
+  // Kernel ops, and the direct composites (matmul, mse_loss) the suite has
+  // cases for: a --composites run checks them on the plugin's device, a plain
+  // run only where the plugin registers a kernel for one.
   std::vector<const Operator*> kernel_ops;
-  for (const Operator* op : disp.ops())
-    if (&op->kernel_op() == op && (op->kind() != OpKind::Direct || op->check()))
-      kernel_ops.push_back(op);  // direct ops with a check write tensors: "direct" variant
+  for (const Operator* op : disp.ops()) {
+    if (&op->kernel_op() != op) continue;
+    if (op->kind() == OpKind::Direct &&
+        (!infos.count(op->name()) || !(op->kernel(type) || (opts.composites && op->composite()))))
+      continue;
+    kernel_ops.push_back(op);
+  }
 
   std::set<std::pair<std::string, std::string>> pairs_run, pairs_known;
   size_t op_no = 0;
@@ -429,7 +436,10 @@ int run(const Options& opts) {
     size_t before = results.size();
     for (int d = 0; d < kNumDTypes; ++d) {
       DType dt = static_cast<DType>(d);
-      if (!kop->catalog_dtypes().contains(dt)) continue;
+      const DTypeSet dtypes = kop->kind() == OpKind::Direct && it != infos.end()
+                                  ? it->second->dtypes
+                                  : kop->catalog_dtypes();
+      if (!dtypes.contains(dt)) continue;
       // --grad: float32 and float64 of the ops autograd has rules for.
       if (opts.grad && ((dt != DType::F32 && dt != DType::F64) || !forms.functional ||
                         autograd::differentiable(*forms.functional) != autograd::Differentiable::Yes))

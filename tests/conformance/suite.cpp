@@ -308,6 +308,8 @@ std::vector<OpInfo> all_op_infos() {
   add_pointwise_ops(v);
   add_optim_ops(v);
   add_shape_ops(v);
+  add_loss_ops(v);
+  add_matmul_composite_ops(v);
   return v;
 }
 

@@ -178,6 +178,9 @@ class CaseSet {
 struct OpInfo {
   std::string op;
   std::function<void(CaseSet&)> generate;
+  // Direct composites (matmul, mse_loss) have no catalog dtypes: the dtypes
+  // their cases are generated for. Kernel ops leave it empty.
+  DTypeSet dtypes = {};
 };
 
 // ---- Shared generators -------------------------------------------------------
@@ -222,5 +225,7 @@ void add_embedding_ops(std::vector<OpInfo>& v);   // embedding
 void add_pointwise_ops(std::vector<OpInfo>& v);  // lerp, addcmul, addcdiv
 void add_shape_ops(std::vector<OpInfo>& v);      // cat
 void add_optim_ops(std::vector<OpInfo>& v);      // adam_step_, sgd_step_ (and .list)
+void add_loss_ops(std::vector<OpInfo>& v);       // mse_loss (a direct composite)
+void add_matmul_composite_ops(std::vector<OpInfo>& v);  // matmul, linear (direct composites)
 
 }  // namespace plexus::conformance

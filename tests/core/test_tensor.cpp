@@ -26,6 +26,15 @@ TEST_CASE("empty tensors are contiguous with row-major strides") {
   CHECK(empty({0, 5}).numel() == 0);
 }
 
+TEST_CASE("contiguous strides that overflow int64 are refused, even with no elements") {
+  const int64_t big = int64_t{1} << 40;
+  CHECK(contiguous_strides({big, big}) == Shape{big, 1});  // the last stride is never multiplied
+  CHECK_THROWS_WITH(contiguous_strides({0, big, big, 4}),
+                    Catch::Contains("strides of a contiguous layout overflow int64"));
+  CHECK_THROWS_WITH(empty({0, big, big, 4}), Catch::Contains("overflow int64"));
+  CHECK(v(empty({0, 3}).strides()) == std::vector<int64_t>{3, 1});
+}
+
 TEST_CASE("views share storage and get the right strides and offsets") {
   Tensor t = iota({2, 3, 4});
   SECTION("transpose and permute") {

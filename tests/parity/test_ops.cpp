@@ -226,3 +226,30 @@ TEST_CASE("embedding's forward and gradient match libtorch, repeated and padding
   ty.backward(to_torch(g));
   check_close(values(w.grad()), values(tw.grad()), "gradient");
 }
+
+// Mixed dtypes: the forward promotes (float32 with float64 gives float64),
+// and each input's gradient comes back in that input's own dtype, as in
+// libtorch; float32 inputs are compared at float32's precision.
+TEST_CASE("mixed float32/float64 inputs: forward, and gradients in each input's dtype",
+          "[parity]") {
+  std::mt19937 gen(21);
+  Tensor a = random_leaf({3, 4}, gen, -2, 2).detach().to(DType::F32).requires_grad_();
+  Tensor b = random_leaf({4}, gen, 0.5, 2);
+  torch::Tensor ta = to_torch(a).set_requires_grad(true), tb = to_torch(b).set_requires_grad(true);
+  Tensor py = tanh(div(mul(a, b), add(b, 1.0)));
+  torch::Tensor ty = torch::tanh(ta * tb / (tb + 1.0));
+  REQUIRE(py.dtype() == DType::F64);
+  REQUIRE(ty.scalar_type() == torch::kFloat64);
+  check_close(values(py), values(ty), "forward");
+  Tensor g = random_leaf({3, 4}, gen, -1, 1).detach();
+  py.backward(g);
+  ty.backward(to_torch(g));
+  REQUIRE(a.grad().dtype() == DType::F32);
+  REQUIRE(ta.grad().scalar_type() == torch::kFloat32);
+  REQUIRE(b.grad().dtype() == DType::F64);
+  // a's gradient was rounded to float32 once, on both sides.
+  std::vector<double> ga = values(a.grad()), tga = values(ta.grad());
+  REQUIRE(ga.size() == tga.size());
+  for (size_t i = 0; i < ga.size(); ++i) CHECK(std::abs(ga[i] - tga[i]) <= 1e-6 * (1 + std::abs(tga[i])));
+  check_close(values(b.grad()), values(tb.grad()), "gradient of the float64 input");
+}

@@ -58,6 +58,62 @@ file(CHMOD ${toydev}/libplexus-toydev.so FILE_PERMISSIONS OWNER_READ OWNER_WRITE
 step("run the conformance suite on toydev (ctest in the template's build)"
      ${CTEST_COMMAND} --test-dir ${toydev} --output-on-failure)
 
+# The guide's first example, the smallest plugin, as a vendor copies it: no
+# build type and no C++ standard set (plexus_add_plugin supplies both).
+set(mini_src ${prefix}/share/plexus/sdk/examples/smallest)
+set(mini ${WORK_DIR}/mini)
+step("configure the smallest plugin" ${CMAKE_COMMAND} -S ${mini_src} -B ${mini} -G ${GENERATOR}
+     -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+     -DCMAKE_CXX_COMPILER=${CXX_COMPILER} "-DCMAKE_CXX_FLAGS=-Wall -Wextra -Werror")
+if(NOT step_output MATCHES "no CMAKE_BUILD_TYPE, so it is compiled with -O2")
+  message(FATAL_ERROR "plexus_add_plugin did not choose -O2 without a build type:\n${step_output}")
+endif()
+step("build the smallest plugin" ${CMAKE_COMMAND} --build ${mini})
+file(STRINGS ${mini_src}/plugin.cpp mini_lines)
+list(LENGTH mini_lines n)
+if(n GREATER 60)
+  message(FATAL_ERROR "the smallest plugin has ${n} lines; the guide promises at most 60")
+endif()
+file(CHMOD ${mini} DIRECTORY_PERMISSIONS OWNER_READ OWNER_WRITE OWNER_EXECUTE GROUP_READ
+     GROUP_EXECUTE WORLD_READ WORLD_EXECUTE)
+step("run the conformance suite on the smallest plugin"
+     ${prefix}/bin/plexus-conformance --plugin ${mini}/mini.json)
+message("${step_output}")
+
+# A plugin whose entry point lacks extern "C" or the export macro fails its
+# build, naming which, instead of building and then not loading.
+foreach(variant "extern_c;PLEXUS_PLUGIN_EXPORT;C++ (mangled) name"
+                "export;PLEXUS_EXTERN_C;it is hidden: declare it with PLEXUS_PLUGIN_EXPORT")
+  list(GET variant 0 tag)
+  list(GET variant 1 kept)
+  list(GET variant 2 expected)
+  set(src ${WORK_DIR}/broken_${tag})
+  file(COPY ${mini_src}/ DESTINATION ${src})
+  file(READ ${src}/plugin.cpp code)
+  string(REPLACE "PLEXUS_SDK_PLUGIN(init, sdk::shutdown_backend<Mini>)"
+         "${kept} const plexus_plugin_info* plexus_plugin_entry(uint32_t, uint32_t) {
+  static const plexus_plugin_info info = {sizeof(plexus_plugin_info), PLEXUS_ABI_MAJOR,
+      PLEXUS_ABI_MINOR, PLEXUS_PLUGIN_NAME, PLEXUS_PLUGIN_VERSION, init, sdk::shutdown_backend<Mini>};
+  return &info;
+}" code "${code}")
+  file(WRITE ${src}/plugin.cpp "${code}")
+  step("configure a plugin without ${tag}" ${CMAKE_COMMAND} -S ${src} -B ${src}/build
+       -G ${GENERATOR} -DCMAKE_PREFIX_PATH=${prefix} -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+       -DCMAKE_CXX_COMPILER=${CXX_COMPILER} -DCMAKE_BUILD_TYPE=Release)
+  execute_process(COMMAND ${CMAKE_COMMAND} --build ${src}/build RESULT_VARIABLE rc
+                  OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  string(REGEX REPLACE "[ \t\r\n]+" " " flat "${out}")  # CMake wraps long messages
+  string(FIND "${flat}" "${expected}" at)
+  string(FIND "${flat}" "does not export plexus_plugin_entry" what)
+  if(rc EQUAL 0 OR what EQUAL -1 OR at EQUAL -1)
+    message(FATAL_ERROR "a plugin without ${tag} built (${rc}) or failed otherwise:\n${out}")
+  endif()
+  if(EXISTS ${src}/build/libplexus-mini.so)
+    message(FATAL_ERROR "the plugin without ${tag} that cannot load was left in its build dir")
+  endif()
+  message(STATUS "a plugin without ${tag}: the build fails and says so")
+endforeach()
+
 set(app ${WORK_DIR}/app)
 step("configure tests/sdk/app" ${CMAKE_COMMAND} -S ${APP_DIR} -B ${app} ${configure_args}
      "-DCMAKE_CXX_FLAGS=${CXX_FLAGS}")

@@ -82,6 +82,33 @@ TEST_CASE("plexus devices --json and doctor report a plugin found through PLEXUS
                         Catch::Contains("ok        fixture_ok") &&
                         Catch::Contains("0 devices"));
 }
+
+#ifdef PLEXUS_TEST_CPU_PLUGIN
+// Note [Partial backends]: an accelerator with almost no kernels is not the
+// default over the cpu plugin; chosen explicitly, explain() says what it lacks.
+TEST_CASE("plexus doctor: a device whose backend lacks most kernels is not the default") {
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("plexus-cli-partial-" + std::to_string(getpid()) + ".toml"))
+                               .string();
+  auto doctor = [&](const std::string& runtime) {
+    std::ofstream(file) << "[plugins]\npaths = [\"" << PLEXUS_TEST_PLUGIN_DIR
+                        << "/fixture_dev_a\"]\n[options.fixture_dev_a]\nkind = "
+                           "\"accelerator\"\n[runtime]\n"
+                        << runtime << "\n";
+    return run("doctor --config " + file);
+  };
+  Run policy = doctor("");
+  CHECK_THAT(policy.out, Catch::Contains("chosen: cpu (cpu device") &&
+                             Catch::Contains("fixture_dev_a:0: its backend has only kernels for "
+                                             "0 of the ") &&
+                             Catch::Contains("policies rank such devices below those with more"));
+  Run chosen = doctor("device = \"fixture_dev_a:0\"");
+  CHECK_THAT(chosen.out, Catch::Contains("chosen: fixture_dev_a:0 (accelerator device") &&
+                             Catch::Contains("note: fixture_dev_a:0 has kernels for 0 of the ") &&
+                             Catch::Contains("run on the cpu under fallback policy cpu"));
+  std::filesystem::remove(file);
+}
+#endif
 #endif
 
 TEST_CASE("plexus devices prints a table") {
@@ -303,7 +330,7 @@ TEST_CASE("plexus profile counts the ops a program calls and keeps its output an
   size_t at = t.report.find("\nmul.Tensor ");
   REQUIRE(at != std::string::npos);
   std::string row = t.report.substr(at + 1, t.report.find('\n', at + 1) - at - 1);
-  CHECK_THAT(row, Catch::Matches("mul\\.Tensor +cpu +2 +[0-9.]+ +[0-9.]+ +0"));
+  CHECK_THAT(row, Catch::Matches("mul\\.Tensor +cpu +forward +2 +[0-9.]+ +[0-9.]+ +0"));
 }
 
 TEST_CASE("plexus profile shows ops that fell back to the cpu") {

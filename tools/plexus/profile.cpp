@@ -16,6 +16,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <tuple>
 #include <nlohmann/json.hpp>
 
 #include "commands.h"
@@ -30,6 +31,8 @@ namespace fs = std::filesystem;
 struct OpTotal {
   std::string op, device;
   uint64_t calls = 0, total_ns = 0, fallbacks = 0;
+  bool backward = false;  // autograd's backward pass dispatched it
+  const char* pass() const { return backward ? "backward" : "forward"; }
 };
 
 // How the program ended.
@@ -109,9 +112,9 @@ int run_program(std::vector<std::string> command, const fs::path& dir, Outcome& 
   return err;
 }
 
-// The records of every process, summed per op and device, longest first.
+// The records of every process, summed per op, device and pass, longest first.
 std::vector<OpTotal> read_records(const fs::path& dir, size_t& processes) {
-  std::map<std::pair<std::string, std::string>, OpTotal> sums;
+  std::map<std::tuple<std::string, std::string, bool>, OpTotal> sums;
   processes = 0;
   for (const fs::directory_entry& e : fs::directory_iterator(dir)) {
     if (e.path().extension() != ".json") continue;
@@ -123,9 +126,11 @@ std::vector<OpTotal> read_records(const fs::path& dir, size_t& processes) {
     }
     ++processes;
     for (const nlohmann::json& r : j["records"]) {
-      OpTotal& t = sums[{r.value("op", "?"), r.value("device", "?")}];
+      const bool backward = r.value("backward", false);
+      OpTotal& t = sums[{r.value("op", "?"), r.value("device", "?"), backward}];
       t.op = r.value("op", "?");
       t.device = r.value("device", "?");
+      t.backward = backward;
       t.calls += r.value("calls", uint64_t{0});
       t.total_ns += r.value("total_ns", uint64_t{0});
       t.fallbacks += r.value("fallbacks", uint64_t{0});
@@ -156,11 +161,12 @@ std::string table(const std::vector<OpTotal>& ops, const std::string& program,
     wop = std::max(wop, t.op.size());
     wdev = std::max(wdev, t.device.size());
   }
-  s += fmt::format("{:<{}}  {:<{}} {:>10} {:>12} {:>12} {:>10}\n", "op", wop, "device", wdev,
-                   "calls", "total ms", "mean us", "fallbacks");
+  s += fmt::format("{:<{}}  {:<{}} {:<8} {:>10} {:>12} {:>12} {:>10}\n", "op", wop, "device",
+                   wdev, "pass", "calls", "total ms", "mean us", "fallbacks");
   for (const OpTotal& t : ops)
-    s += fmt::format("{:<{}}  {:<{}} {:>10} {:>12.3f} {:>12.3f} {:>10}\n", t.op, wop, t.device,
-                     wdev, t.calls, t.total_ns / 1e6, mean_us(t), t.fallbacks);
+    s += fmt::format("{:<{}}  {:<{}} {:<8} {:>10} {:>12.3f} {:>12.3f} {:>10}\n", t.op, wop,
+                     t.device, wdev, t.pass(), t.calls, t.total_ns / 1e6, mean_us(t),
+                     t.fallbacks);
   return s;
 }
 
@@ -173,7 +179,8 @@ std::string json(const std::vector<OpTotal>& ops, const std::vector<std::string>
                     {"calls", t.calls},
                     {"total_ms", t.total_ns / 1e6},
                     {"mean_us", mean_us(t)},
-                    {"fallbacks", t.fallbacks}});
+                    {"fallbacks", t.fallbacks},
+                    {"pass", t.pass()}});
   nlohmann::json j = {
       {"command", command},
       {"exit_status", outcome.signal ? nlohmann::json() : nlohmann::json(outcome.exit_code)},

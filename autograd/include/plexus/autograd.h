@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,10 +86,11 @@ void set_grad_enabled(bool enabled);
 // The gradients of `outputs` with respect to `inputs` (which must require
 // grad), returned rather than added to .grad(). grad_outputs may be empty for
 // 1-element outputs. An input the outputs do not depend on gets an undefined
-// tensor when allow_unused, else an error.
+// tensor when allow_unused, else an error. create_graph (higher-order
+// gradients) is not supported yet: asking for it is an error.
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
-                         bool allow_unused = false);
+                         bool allow_unused = false, bool create_graph = false);
 
 // Runs `callback` once the backward pass that is running on this thread has
 // finished with every node (PyTorch's queue_callback): how a hook that started
@@ -97,14 +99,19 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
 // outside a backward pass.
 void queue_callback(std::function<void()> callback);
 
-// Checks the gradients of fn at `inputs` (float64 tensors on the cpu; those
-// that require grad are checked) against central differences, element by
-// element. Throws plexus::Error naming the input, element and both values at
+// Checks the gradients of fn at `inputs` against central differences. The
+// inputs that require grad are checked; they must be float64 or float32
+// tensors on the cpu, all of one dtype. Fast mode (the default) compares one
+// random projection u^T J v per input (one backward, two evaluations of fn);
+// when one disagrees, or with fast = false, every element of the Jacobian is
+// compared. Throws plexus::Error naming the input, element and both values at
 // the first mismatch beyond atol + rtol * |numerical|; returns true otherwise.
 struct GradcheckOptions {
-  double eps = 1e-6;
-  double atol = 1e-5;
-  double rtol = 1e-3;
+  // Unset: the dtype's defaults (float64: 1e-6, 1e-5, 1e-3; float32: 1e-3,
+  // 1e-3, 1e-2: its differences lose half the digits float64's do).
+  std::optional<double> eps, atol, rtol;
+  bool fast = true;
+  uint64_t seed = 0;  // of the random projections
 };
 bool gradcheck(const std::function<Tensor(const std::vector<Tensor>&)>& fn,
                const std::vector<Tensor>& inputs, GradcheckOptions options = {});

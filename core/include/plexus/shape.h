@@ -50,7 +50,9 @@ std::string shape_str(IntArrayRef s);
 // Product of the sizes; throws InvalidArgument naming `what` on a negative
 // size or when the product overflows int64.
 int64_t checked_numel(IntArrayRef sizes, std::string_view what = "sizes");
-// Row-major strides for these sizes.
+// Row-major strides for these sizes (dims of size 0 or 1 count as 1). Throws
+// InvalidArgument when a stride overflows int64, which sizes with a 0 among
+// them can do while their element count stays 0.
 Shape contiguous_strides(IntArrayRef sizes);
 // Wraps a possibly negative dim into [0, ndim); throws naming `what` when out of range.
 // A 0-d tensor accepts dims -1 and 0 when scalar_ok (PyTorch's rule for reductions).

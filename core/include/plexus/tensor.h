@@ -187,8 +187,10 @@ class Tensor {
   Tensor detach() const;
   // Computes the gradients of this tensor with respect to the leaves that
   // require grad and adds them to their grad(). `gradient` may be left out
-  // for a 1-element tensor (it is then 1).
-  void backward(const Tensor& gradient = {}, bool retain_graph = false) const;
+  // for a 1-element tensor (it is then 1). create_graph (higher-order
+  // gradients) is not supported yet: asking for it is an error.
+  void backward(const Tensor& gradient = {}, bool retain_graph = false,
+                bool create_graph = false) const;
   // Runs `hook` with this tensor's gradient whenever one is computed; a
   // defined result replaces the gradient. Returns the hook's handle.
   size_t register_hook(std::function<Tensor(const Tensor&)> hook) const;

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "plexus/device.h"
 #include "plexus/dtype.h"
@@ -26,9 +27,12 @@ struct KernelCall {
   Device device;
   DType dtype;    // the compute dtype the kernel was chosen for
   Tensor result;  // set by kernels of ops without a meta function
-  // Set by a composite that has no decomposition for these arguments: the
-  // dispatcher then applies the fallback policy as if there were no composite.
+  // Set by a kernel or composite that does not take these arguments (a
+  // plugin kernel returns PLEXUS_KERNEL_DECLINED): the dispatcher then goes on
+  // as if it were not there: the composite after a kernel, then the fallback
+  // policy. A kernel that declines has written nothing.
   bool declined = false;
+  std::string declined_because;  // the plugin's message, when it gave one
 };
 
 // A native kernel or composite. Throws plexus::Error on failure.

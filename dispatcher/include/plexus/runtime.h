@@ -35,6 +35,10 @@ struct DeviceCandidate {
   State state = State::NotChosen;
   std::string reason;  // plain words: why chosen, or why not
   std::string label;  // the device's own name ("llvmpipe (LLVM 15.0.6, 256 bits)"); empty otherwise
+  // Devices whose backend has kernels for fewer than half of the ops that need
+  // one (no composite): "kernels for 2 of the 120 ops that need one"; empty
+  // otherwise. Policies rank such devices below the others.
+  std::string coverage;
 };
 // "chosen", "not chosen", "no devices", "failed", "excluded", "not installed".
 const char* candidate_state_name(DeviceCandidate::State state);

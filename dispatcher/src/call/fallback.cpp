@@ -1,8 +1,10 @@
 // The fallback policy (DESIGN.md, "When a backend lacks a kernel"): what runs
 // when a backend has no kernel for an op and dtype and the op has no composite.
 // Policy `cpu` copies the arguments to the host, runs the cpu kernel, writes the
-// result back, warns once per op and counts it; policy `error` raises an error
-// naming the op, dtype, backend and what the backend does support.
+// result back, warns once per op and dtype and counts it; policy `error` raises
+// an error naming the op, dtype, backend and what the backend does support. A
+// backend kernel that declined a call (KernelCall::declined) is treated the
+// same way, and the messages say it declined.
 #include "call/fallback.h"
 
 #include <fmt/format.h>
@@ -36,28 +38,42 @@ size_t kernel_count(DeviceType backend) {
   return n;
 }
 
-void note_fallback(Dispatcher::State& st, const Operator& kop, Device device) {
+// "declined it (because ...)" or "has no kernel for it".
+std::string what_happened(const std::string& backend, const Operator& kop, DType dtype,
+                          const Missing& why) {
+  if (!why.declined)
+    return fmt::format("{} has no kernel for '{}' for {}", backend, kop.name(), dtype_name(dtype));
+  return fmt::format("{}'s kernel for '{}' declined a {} call{}", backend, kop.name(),
+                     dtype_name(dtype), why.because.empty() ? "" : " (" + why.because + ")");
+}
+
+void note_fallback(Dispatcher::State& st, const Operator& kop, Device device, DType dtype,
+                   const Missing& why) {
   std::string backend(device_type_name(device.type));
   bool first;
   {
     std::lock_guard lock(st.fallback_mutex);
-    first = st.fallback_counts[{kop.name(), backend}]++ == 0;
+    st.fallback_counts[{kop.name(), backend}]++;
+    first = st.fallback_warned.emplace(kop.name(), backend, dtype).second;
   }
   if (first)
-    logging::get("dispatcher").warn("{} has no kernel for '{}'; running it on the cpu (copies to and "
-                                "from the host; warned once per op)", backend, kop.name());
+    logging::get("dispatcher").warn("{}; running it on the cpu (copies to and from the host; "
+                                    "warned once per op and dtype)",
+                                    what_happened(backend, kop, dtype, why));
 }
 
 }  // namespace
 
-[[noreturn]] void no_kernel(const Operator& kop, Device device, DType dtype, bool cpu_tried) {
+[[noreturn]] void no_kernel(const Operator& kop, Device device, DType dtype, bool cpu_tried,
+                            const Missing& why) {
   std::string backend(device_type_name(device.type));
   const KernelEntry* k = kop.kernel(device.type);
   std::string what =
-      k ? fmt::format("{} has a kernel for '{}' only for {}, not {}", backend, kop.name(),
-                      k->dtypes.str(), dtype_name(dtype))
-        : fmt::format("{} has no kernel for '{}' for {} (it has kernels for {} ops)", backend,
-                      kop.name(), dtype_name(dtype), kernel_count(device.type));
+      why.declined ? what_happened(backend, kop, dtype, why)
+      : k ? fmt::format("{} has a kernel for '{}' only for {}, not {}", backend, kop.name(),
+                        k->dtypes.str(), dtype_name(dtype))
+          : fmt::format("{} has no kernel for '{}' for {} (it has kernels for {} ops)", backend,
+                        kop.name(), dtype_name(dtype), kernel_count(device.type));
   std::string hint;
   if (cpu_tried) {
     const KernelEntry* c = kop.kernel(kCPU);
@@ -72,10 +88,10 @@ void note_fallback(Dispatcher::State& st, const Operator& kop, Device device) {
 
 // Runs `kop` on the cpu with host copies of the arguments; writes the result back.
 Tensor run_on_cpu(Dispatcher::State& st, const Operator& kop, Device device, DType dtype,
-                  std::span<const Value> kargs) {
+                  std::span<const Value> kargs, const Missing& why) {
   const KernelEntry* ck = kop.kernel(kCPU);
-  if (!ck || !ck->dtypes.contains(dtype)) no_kernel(kop, device, dtype, true);
-  note_fallback(st, kop, device);
+  if (!ck || !ck->dtypes.contains(dtype)) no_kernel(kop, device, dtype, true, why);
+  note_fallback(st, kop, device, dtype, why);
   Args host(kargs);
   std::vector<Tensor> keep;
   std::vector<std::vector<Tensor>> keep_lists;
@@ -91,6 +107,7 @@ Tensor run_on_cpu(Dispatcher::State& st, const Operator& kop, Device device, DTy
   }
   KernelCall call{kop, host.span(), Device(), dtype, {}};
   ck->fn(ck->ctx, call);
+  if (call.declined) no_kernel(kop, device, dtype, true, why);  // the cpu declined it too
   int w = kop.written_arg();
   if (w >= 0) {
     write_from_host(kargs[w].to_tensor(), host[w].to_tensor());

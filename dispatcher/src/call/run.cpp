@@ -19,10 +19,11 @@
 namespace plexus {
 namespace {
 
-// Kernel, then composite, then fallback policy.
+// Kernel, then composite, then fallback policy; each may decline the call.
 Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite, Device device,
                   DType dtype, std::span<const Value> kargs) {
   const KernelEntry* k = kop.kernel(device.type);
+  Missing why;
   if (k && k->dtypes.contains(dtype)) [[likely]] {
     KernelCall call{kop, kargs, device, dtype, {}};
     try {
@@ -31,7 +32,8 @@ Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite
       throw e.with_context({kop.name(), "", std::string(device_type_name(device.type)),
                             device.str()});
     }
-    return call.result;
+    if (!call.declined) [[likely]] return call.result;
+    why = {true, std::move(call.declined_because)};
   }
   if (composite) {
     KernelCall call{kop, kargs, device, dtype, {}};
@@ -39,8 +41,8 @@ Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite
     if (!call.declined) return call.result;
   }
   if (device.is_cpu() || st.fallback.load(std::memory_order_relaxed) == FallbackPolicy::Error)
-    no_kernel(kop, device, dtype, false);
-  return run_on_cpu(st, kop, device, dtype, kargs);
+    no_kernel(kop, device, dtype, false, why);
+  return run_on_cpu(st, kop, device, dtype, kargs, why);
 }
 
 // The dtype a direct op's kernels are looked up by: its first tensor's, in a
@@ -177,6 +179,7 @@ void PreparedCall::run() {
     throw e.with_context({p.kop->name(), "", std::string(device_type_name(p.device.type)),
                           p.device.str()});
   }
+  if (call.declined) [[unlikely]] run_backend(*p.state, *p.op, p.device, p.given);  // it wrote nothing
 }
 
 std::unique_ptr<PreparedCall> Dispatcher::prepare(const Operator& op, Device device,

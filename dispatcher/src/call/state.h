@@ -8,6 +8,7 @@
 #include <set>
 #include <shared_mutex>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 
 #include "plexus/dispatcher.h"
@@ -29,7 +30,8 @@ struct Dispatcher::State {
 
   std::atomic<FallbackPolicy> fallback{FallbackPolicy::Cpu};
   mutable std::mutex fallback_mutex;
-  std::map<std::pair<std::string, std::string>, uint64_t> fallback_counts;
+  std::map<std::pair<std::string, std::string>, uint64_t> fallback_counts;  // (op, backend)
+  std::set<std::tuple<std::string, std::string, DType>> fallback_warned;    // (op, backend, dtype)
 };
 
 // Thread-local include/exclude sets of layers.

@@ -25,11 +25,26 @@ struct Stats {
   uint64_t calls = 0, total_ns = 0;
 };
 
+// Where a record is kept: the device as type << 16 | index, and bit 30 set
+// for backward work.
+int place(Device device) {
+  return device.type << 16 | (device.index & 0xffff) | (in_backward() ? 1 << 30 : 0);
+}
+Device device_of(int place) {
+  return Device(static_cast<DeviceType>((place >> 16) & 0x3fff),
+                static_cast<int16_t>(place & 0xffff));
+}
+bool backward_of(int place) {
+  return (place & (1 << 30)) != 0;
+}
+
 struct Recorder {
   std::mutex mutex;
-  std::map<std::pair<const Operator*, int>, Stats> stats;  // (op, type << 16 | index)
-  std::map<std::pair<std::string, int>, Stats> named;      // record(): (name, device)
+  std::map<std::pair<const Operator*, int>, Stats> stats;  // (op, place)
+  std::map<std::pair<std::string, int>, Stats> named;      // record(): (name, place)
 };
+
+thread_local bool t_backward = false;
 
 Recorder& recorder() {
   static Recorder* r = new Recorder;
@@ -44,7 +59,7 @@ Tensor profile_layer(void*, const Operator& op, DispatchKeys keys, std::span<con
                 std::chrono::steady_clock::now() - start).count();
   Recorder& r = recorder();
   std::lock_guard lock(r.mutex);
-  Stats& s = r.stats[{&op, keys.device.type << 16 | keys.device.index}];
+  Stats& s = r.stats[{&op, place(keys.device)}];
   s.calls++;
   s.total_ns += static_cast<uint64_t>(ns);
   return result;
@@ -112,7 +127,7 @@ void record(std::string_view name, Device device, uint64_t ns) {
   if (!enabled()) return;
   Recorder& r = recorder();
   std::lock_guard lock(r.mutex);
-  Stats& s = r.named[{std::string(name), device.type << 16 | device.index}];
+  Stats& s = r.named[{std::string(name), place(device)}];
   s.calls++;
   s.total_ns += ns;
 }
@@ -126,19 +141,17 @@ std::vector<Record> records() {
     Recorder& r = recorder();
     std::lock_guard lock(r.mutex);
     for (auto& [key, s] : r.stats) {
-      Device device(static_cast<DeviceType>(key.second >> 16),
-                    static_cast<int16_t>(key.second & 0xffff));
-      Record rec{key.first->name(), device.str(), s.calls, s.total_ns, 0};
+      Device device = device_of(key.second);
+      Record rec{key.first->name(), device.str(), s.calls, s.total_ns, 0, backward_of(key.second)};
+      // Fallbacks are counted per op and backend, not per pass: the forward record has them.
       auto it = fallbacks.find({key.first->kernel_op().name(),
                                 std::string(device_type_name(device.type))});
-      if (it != fallbacks.end()) rec.fallbacks = it->second;
+      if (it != fallbacks.end() && !rec.backward) rec.fallbacks = it->second;
       out.push_back(std::move(rec));
     }
-    for (auto& [key, s] : r.named) {
-      Device device(static_cast<DeviceType>(key.second >> 16),
-                    static_cast<int16_t>(key.second & 0xffff));
-      out.push_back(Record{key.first, device.str(), s.calls, s.total_ns, 0});
-    }
+    for (auto& [key, s] : r.named)
+      out.push_back(Record{key.first, device_of(key.second).str(), s.calls, s.total_ns, 0,
+                           backward_of(key.second)});
   }
   std::sort(out.begin(), out.end(),
             [](const Record& a, const Record& b) { return a.total_ns > b.total_ns; });
@@ -152,17 +165,29 @@ std::string records_json() {
                     {"device", r.device},
                     {"calls", r.calls},
                     {"total_ns", r.total_ns},
-                    {"fallbacks", r.fallbacks}});
+                    {"fallbacks", r.fallbacks},
+                    {"backward", r.backward}});
   return nlohmann::json{{"pid", getpid()}, {"records", list}}.dump(1) + "\n";
 }
 
 std::string report() {
-  std::string s = fmt::format("{:<28} {:<12} {:>10} {:>12} {:>12} {:>10}\n", "op", "device",
-                              "calls", "total ms", "mean us", "fallbacks");
+  std::string s = fmt::format("{:<28} {:<12} {:<9} {:>10} {:>12} {:>12} {:>10}\n", "op",
+                              "device", "pass", "calls", "total ms", "mean us", "fallbacks");
   for (const Record& r : records())
-    s += fmt::format("{:<28} {:<12} {:>10} {:>12.3f} {:>12.3f} {:>10}\n", r.op, r.device, r.calls,
-                     r.total_ns / 1e6, r.calls ? r.total_ns / 1e3 / r.calls : 0.0, r.fallbacks);
+    s += fmt::format("{:<28} {:<12} {:<9} {:>10} {:>12.3f} {:>12.3f} {:>10}\n", r.op, r.device,
+                     r.backward ? "backward" : "forward", r.calls, r.total_ns / 1e6,
+                     r.calls ? r.total_ns / 1e3 / r.calls : 0.0, r.fallbacks);
   return s;
+}
+
+BackwardScope::BackwardScope() : prev_(t_backward) {
+  t_backward = true;
+}
+BackwardScope::~BackwardScope() {
+  t_backward = prev_;
+}
+bool in_backward() {
+  return t_backward;
 }
 
 }  // namespace plexus::profiler

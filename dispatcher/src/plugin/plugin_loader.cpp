@@ -141,8 +141,10 @@ std::unique_ptr<LoadedPlugin> open_plugin(const Manifest& m, const PluginLoadOpt
   auto p = std::make_unique<LoadedPlugin>();
   p->library = open_library(m.library);
   PLEXUS_CHECK(p->library.has(PLEXUS_PLUGIN_ENTRY_SYMBOL), ErrorCode::NotFound,
-               "{} does not export {}: it is not a plexus plugin", m.library.string(),
-               PLEXUS_PLUGIN_ENTRY_SYMBOL);
+               "{} does not export {}: it is not a plexus plugin, or its entry point lacks "
+               "PLEXUS_EXTERN_C (a C++ name) or PLEXUS_PLUGIN_EXPORT (hidden); plexus_add_plugin "
+               "checks this when it links (`nm -D LIBRARY` lists what it exports)",
+               m.library.string(), PLEXUS_PLUGIN_ENTRY_SYMBOL);
   auto& entry =
       p->library.get<std::remove_pointer_t<plexus_plugin_entry_fn>>(PLEXUS_PLUGIN_ENTRY_SYMBOL);
   const plexus_plugin_info* info = entry(PLEXUS_ABI_MAJOR, PLEXUS_ABI_MINOR);

@@ -143,8 +143,14 @@ void kernel_trampoline(void* ctx, KernelCall& call) {
   c.stream = nullptr;
   c.host_call = &call;
   plexus_status st = k.fn(k.user_data, &c);
-  if (st != PLEXUS_OK)
-    throw plugin_error(st, k.plugin, fmt::format("kernel for '{}'", call.op.name()));
+  if (st == PLEXUS_OK) [[likely]]
+    return;
+  if (st == PLEXUS_KERNEL_DECLINED) {  // ABI 1.2: the host's composite or fallback runs instead
+    call.declined = true;
+    call.declined_because = take_plugin_error_message();
+    return;
+  }
+  throw plugin_error(st, k.plugin, fmt::format("kernel for '{}'", call.op.name()));
 }
 
 }  // namespace plexus

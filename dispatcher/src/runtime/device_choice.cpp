@@ -6,7 +6,9 @@
 #include <functional>
 #include <set>
 
+#include "plexus/coverage.h"
 #include "plexus/device_backend.h"
+#include "plexus/dispatcher.h"
 #include "plexus/error.h"
 
 namespace plexus {
@@ -17,11 +19,37 @@ using State = DeviceCandidate::State;
 // The backends every user may look for; named "not installed" when absent.
 const std::vector<std::string> kStandardTypes = {"cpu", "cuda", "hip", "vulkan"};
 
+// How many of the catalog's ops that need a kernel (no composite) a backend
+// has one for. Note [Partial backends]: a backend with fewer than half of
+// them (a two-op plugin declared as an accelerator) is never a policy's
+// choice over one with more, and explain() says so when it is chosen anyway.
+struct KernelShare {
+  size_t native = 0, needed = 0;
+  bool partial() const { return native * 2 < needed; }
+  std::string str() const {
+    return partial() ? fmt::format("kernels for {} of the {} ops that need one", native, needed)
+                     : std::string();
+  }
+};
+
+KernelShare kernel_share(DeviceType type) {
+  KernelShare k;
+  for (const Operator* op : Dispatcher::get().ops()) {
+    if (&op->kernel_op() != op || op->name().find("::") != std::string::npos) continue;
+    Route r = coverage(*op, type).route();
+    if (r == Route::Composite) continue;
+    ++k.needed;
+    if (r == Route::Native) ++k.native;
+  }
+  return k;
+}
+
 // A device some backend offers.
 struct Offer {
   Device device;
   std::string type;
   DeviceProperties props;
+  KernelShare share;
 };
 
 std::string gib(size_t bytes) {
@@ -73,9 +101,10 @@ Survey survey(const std::vector<PluginRecord>& plugins) {
     try {
       n = b->device_count();
       if (n == 0) why = b->unavailable_reason();
+      KernelShare share = n > 0 ? kernel_share(static_cast<DeviceType>(slot)) : KernelShare{};
       for (int i = 0; i < n; ++i)
         offers.push_back({Device(static_cast<DeviceType>(slot), static_cast<int16_t>(i)), type,
-                          b->properties(i)});
+                          b->properties(i), share});
     } catch (const std::exception& e) {
       n = 0;
       why = e.what();
@@ -107,6 +136,12 @@ bool ranks_before(const Offer& a, const Offer& b, DevicePolicy policy, std::stri
     if (why) *why = std::move(text);
     return true;
   };
+  if (a.share.partial() != b.share.partial()) {  // Note [Partial backends]
+    if (a.share.partial()) return false;
+    return say(fmt::format("its backend has only {}; policies rank such devices below those "
+                           "with more",
+                           b.share.str()));
+  }
   if (policy == DevicePolicy::MostMemory && a.props.total_memory != b.props.total_memory) {
     if (a.props.total_memory < b.props.total_memory) return false;
     return say(fmt::format("less memory ({}) than {} ({})", gib(b.props.total_memory),
@@ -172,7 +207,7 @@ DeviceChoice finish(Survey& s, const std::vector<Offer>& ranked, const std::stri
     bool chosen = o.device == out.device;
     out.candidates.push_back({o.device.str(), o.device, o.props.kind,
                               chosen ? State::Chosen : State::NotChosen,
-                              chosen ? chosen_why : why_not(o), o.props.name});
+                              chosen ? chosen_why : why_not(o), o.props.name, o.share.str()});
   }
   for (DeviceCandidate& c : s.unavailable) out.candidates.push_back(std::move(c));
   for (const std::string& type : kStandardTypes)

@@ -144,6 +144,10 @@ std::string Runtime::explain() const {
   std::string out = fmt::format("chosen: {} ({} device{})\n", chosen.name, chosen.kind,
                                 chosen.label.empty() ? "" : ": " + chosen.label);
   out += fmt::format("why: {}\n", chosen.reason);
+  if (!chosen.coverage.empty())
+    out += fmt::format("note: {} has {}: the others run on the cpu under fallback policy cpu, "
+                       "or fail under policy error\n",
+                       chosen.name, chosen.coverage);
   out += fmt::format("config: {}\n",
                      config_.path.empty() ? "none found; built-in defaults" : config_.path);
   if (candidates_.size() > 1) out += "not chosen:\n";

@@ -35,6 +35,10 @@ class Optimizer {
   // One update of every parameter that has a gradient.
   virtual void step() = 0;
   void zero_grad(bool set_to_none = true);
+  // The learning rate, and changing it between steps (schedulers do it:
+  // plexus/lr_scheduler.h). Throws for a negative rate.
+  virtual double lr() const = 0;
+  virtual void set_lr(double lr) = 0;
   const NamedParameters& parameters() const { return params_; }
   // Per-parameter state ("fc1.weight.exp_avg"), detached.
   std::map<std::string, Tensor> state_dict() const;
@@ -58,11 +62,13 @@ class SGD : public Optimizer {
  public:
   SGD(NamedParameters params, SGDOptions options);
   void step() override;
+  double lr() const override { return o_.lr; }
+  void set_lr(double lr) override;
 
  private:
   void step_fused();
   SGDOptions o_;
-  Tensor lr_;  // fused paths: the learning rate, a 0-d cpu tensor of the parameters' dtype
+  Tensor lr_;  // List and Fused: the learning rate, a 0-d cpu tensor (float32 or float64)
 };
 
 struct AdamOptions {
@@ -87,10 +93,10 @@ class Adam : public Optimizer {
   Adam(NamedParameters params, AdamOptions options);
   void step() override;
   int64_t steps(const std::string& name) const;
-  double lr() const { return o_.lr; }
-  // Changes the learning rate; with capturable or the List and Fused paths, a
-  // compiled step sees the new value without capturing again (it reads a 0-d tensor).
-  void set_lr(double lr);
+  double lr() const override { return o_.lr; }
+  // With capturable or the List and Fused paths, a compiled step sees the new
+  // value without capturing again (it reads a 0-d tensor).
+  void set_lr(double lr) override;
 
  private:
   void step_capturable();

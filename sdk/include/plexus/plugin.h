@@ -1,5 +1,6 @@
 /*
- * plexus/plugin.h: the plexus plugin ABI, version 1.0.
+ * plexus/plugin.h: the plexus plugin ABI, version 1.2 (1.1 added graphs,
+ * 1.2 the kernel status PLEXUS_KERNEL_DECLINED).
  *
  * This header is the whole contract between the plexus host (libplexus) and a
  * backend plugin (libplexus-<name>.so). A plugin includes this header and
@@ -60,7 +61,7 @@
 #include <stdint.h>
 
 #define PLEXUS_ABI_MAJOR 1
-#define PLEXUS_ABI_MINOR 1
+#define PLEXUS_ABI_MINOR 2
 
 #if defined(__GNUC__) || defined(__clang__)
 #define PLEXUS_PLUGIN_EXPORT __attribute__((visibility("default")))
@@ -87,7 +88,13 @@ enum {
   PLEXUS_ERROR_DEVICE = 5,           /* the device or its driver failed */
   PLEXUS_ERROR_VERSION_MISMATCH = 6, /* ABI or format version not accepted */
   PLEXUS_ERROR_INTERNAL = 7,         /* a bug */
-  PLEXUS_ERROR_IO = 8                /* reading or writing a file failed */
+  PLEXUS_ERROR_IO = 8,               /* reading or writing a file failed */
+  /* ABI 1.2, from kernels only: not an error. The kernel does not take this
+   * call (a dtype combination, layout or size it has no code for) and has
+   * written nothing; the host goes on as if it were not registered: the
+   * op's composite, then the fallback policy. A message set before returning
+   * it says why, in the host's fallback warning and errors. */
+  PLEXUS_KERNEL_DECLINED = 9
 };
 
 /* ---- Element types ----------------------------------------------------- */
@@ -182,17 +189,39 @@ typedef struct plexus_value {
 
 /* ---- Kernels ------------------------------------------------------------ */
 
+/* Note [The out-variant contract]
+ * This is the one statement of what the host does before a kernel of a
+ * catalog op runs; the SDK and the vendor guide cite it by name.
+ *   - The kernel is registered on the op's out variant ("add.out", "mm.out",
+ *     "sum.IntList_out"), or on its in-place form where the catalog has no
+ *     out variant ("fill_.Scalar", "copy_"). `plexus ops NAME` prints the
+ *     schema; args follow it one for one, every optional argument that was
+ *     not given arriving as PLEXUS_VALUE_NONE.
+ *   - The host has checked every argument, computed the output's shape and
+ *     dtype and allocated it on the kernel's device. The kernel writes the
+ *     written argument (`out`, or `self` for fill_/copy_), which never
+ *     overlaps an input except by being exactly that input.
+ *   - Elementwise ops: every tensor argument has the output's sizes
+ *     (broadcast dims have stride 0) and the compute dtype, call->dtype.
+ *   - Reductions (sum, mean, amax, amin): `dim` arrives sorted,
+ *     non-negative and without repeats; None and [] arrive as every dim
+ *     [0, ..., ndim-1] (a 0-d self as []). A `dtype=` argument has already
+ *     been applied: self arrives in the compute dtype. argmax/argmin get
+ *     self in its own dtype and a wrapped dim or None.
+ *   - Tensors keep their views: any strides (never negative), storage
+ *     offsets, 0-d and empty tensors reach the kernel.
+ *   - `dtype_mask` (register_kernel) is matched against call->dtype, the
+ *     compute dtype: the dtype the inputs arrive in, converted by the host.
+ *     The output may differ (bool for comparisons, int64 for argmax), and
+ *     some inputs keep their own dtype: copy_'s source (its mask is the
+ *     destination's, so every source dtype reaches it), argmax/argmin's
+ *     self, where's bool condition, and integer index arguments
+ *     (embedding, index_select: int32 or int64). A kernel that meets a
+ *     combination it has no code for returns PLEXUS_KERNEL_DECLINED (ABI
+ *     1.2), and the host's composite or fallback runs instead. */
+
 /* One call of a kernel. Everything it points to is valid during the call.
- *
- * For an op of the catalog the kernel is registered on the op's out variant
- * ("add.out", "mm.out", "sum.IntList_out") or on its in-place form where the
- * catalog has no out variant ("fill_.Scalar", "copy_"). The host has already
- * checked the arguments, computed the output's shape and dtype, allocated it
- * and broadcast the inputs: for elementwise ops every tensor argument has the
- * output's sizes (broadcast dims have stride 0) and the compute dtype `dtype`.
- * The kernel writes the written argument (`out`, or `self` for fill_/copy_),
- * which never overlaps an input except by being exactly that input.
- * `plexus ops` prints each op's schema; args follow it one for one.
+ * Catalog ops: see Note [The out-variant contract] above.
  *
  * For an op a plugin defines itself (define_op), args are as the caller
  * passed them; the kernel allocates its result with host->alloc_output.
@@ -210,7 +239,8 @@ typedef struct plexus_kernel_call {
   void* host_call;      /* opaque; pass to alloc_output */
 } plexus_kernel_call;
 
-/* A kernel. Returns PLEXUS_OK, or an error (after set_error_message). */
+/* A kernel. Returns PLEXUS_OK, PLEXUS_KERNEL_DECLINED (ABI 1.2: the host
+ * runs the call another way), or an error (after set_error_message). */
 typedef plexus_status (*plexus_kernel_fn)(void* user_data, const plexus_kernel_call* call);
 
 /* ---- Backends ------------------------------------------------------------ */
@@ -441,7 +471,8 @@ typedef struct plexus_host_api {
   plexus_status (*register_backend)(void* host_ctx, const plexus_backend* backend,
                                     int32_t* out_slot);
   /* Registers fn as the kernel of op (e.g. "add.out") on the device type in
-   * `slot`, for the dtypes in dtype_mask (PLEXUS_DTYPE_BIT mask). fn and
+   * `slot`, for the dtypes in dtype_mask (PLEXUS_DTYPE_BIT mask of compute
+   * dtypes: Note [The out-variant contract]). fn and
    * user_data must stay valid until shutdown. Fails with NOT_FOUND for an
    * unknown op, INVALID_ARGUMENT when the op is not one kernels register on
    * (the message names the right one) or the kernel is registered twice.
@@ -501,7 +532,7 @@ typedef struct plexus_plugin_info {
 typedef const plexus_plugin_info* (*plexus_plugin_entry_fn)(uint32_t host_abi_major,
                                                             uint32_t host_abi_minor);
 
-/* ---- Pinned sizes of ABI 1.0 and 1.1 (LP64) -------------------------------- */
+/* ---- Pinned sizes of ABI 1.0 and 1.1 (LP64; 1.2 added no struct) ----------- */
 
 /* C99 has no static_assert: a negative array size fails the build instead. */
 #define PLEXUS_ABI_ASSERT_SIZE(type, size) \

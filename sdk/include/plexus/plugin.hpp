@@ -13,6 +13,8 @@
 //   sdk/host.hpp         the host table as throwing C++ calls, log(), option()
 //   sdk/kernel.hpp       register_kernel<&fn>(): C++ functions as kernels
 //   sdk/backend.hpp      Backend<Impl>: a device type as a C++ class
+//   sdk/host_memory.hpp  HostMemoryBackend<Impl>: a Backend whose memory is host memory
+//   sdk/entry.hpp        PLEXUS_SDK_PLUGIN(init, shutdown), init_backend<Impl>()
 //
 // The vendor guide (sdk/VENDOR_GUIDE.md) and the toydev template (sdk/template)
 // show them in use.
@@ -28,10 +30,12 @@
 #include "plexus/sdk/cat.hpp"
 #include "plexus/sdk/dtype.hpp"
 #include "plexus/sdk/elementwise.hpp"
+#include "plexus/sdk/entry.hpp"
 #include "plexus/sdk/error.hpp"
 #include "plexus/sdk/half.hpp"
 #include "plexus/sdk/half_bits.hpp"
 #include "plexus/sdk/host.hpp"
+#include "plexus/sdk/host_memory.hpp"
 #include "plexus/sdk/kernel.hpp"
 #include "plexus/sdk/layout.hpp"
 #include "plexus/sdk/pool.hpp"

@@ -3,17 +3,25 @@
 // host does with what it registers.
 #include <catch2/catch.hpp>
 
+#include <spdlog/sinks/ostream_sink.h>
+
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <sstream>
+#include <type_traits>
 #include <vector>
 
 #include "plexus/allocator.h"
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
+#include "plexus/dtype_dispatch.h"
+#include "plexus/log.h"
 #include "plexus/ops.h"
 #include "plexus/plugin.h"
 #include "plugin/plugin_host.h"
 #include "support/error_of.h"
+#include "support/test_backend.h"
 
 using namespace plexus;
 using namespace plexus::testing;
@@ -95,15 +103,10 @@ float* f32(const plexus_tensor& t) {
   return reinterpret_cast<float*>(arena.at(t.storage, 0)) + t.offset;
 }
 
-// add.out for f32 over any strides: out[i] = self[i] + alpha * other[i].
-plexus_status add_kernel(void*, const plexus_kernel_call* c) {
-  last_op_seen = c->op;
-  const plexus_tensor& a = *c->args[0].u.tensor;
-  const plexus_tensor& b = *c->args[1].u.tensor;
-  double alpha = c->args[2].u.scalar.kind == PLEXUS_SCALAR_FLOAT ? c->args[2].u.scalar.v.f
-                                                                 : double(c->args[2].u.scalar.v.i);
-  const plexus_tensor& o = *c->args[3].u.tensor;
-  last_strides_seen.assign(b.strides, b.strides + b.ndim);
+// Calls f(element offset of a, of b, of o) for every element of o, whose
+// sizes a and b share, in row-major order.
+template <typename F>
+void for_each_element(const plexus_tensor& a, const plexus_tensor& b, const plexus_tensor& o, F f) {
   std::vector<int64_t> idx(o.ndim, 0);
   int64_t n = 1;
   for (int d = 0; d < o.ndim; ++d) n *= o.sizes[d];
@@ -114,12 +117,42 @@ plexus_status add_kernel(void*, const plexus_kernel_call* c) {
       ob += idx[d] * b.strides[d];
       oo += idx[d] * o.strides[d];
     }
-    f32(o)[oo] = f32(a)[oa] + float(alpha) * f32(b)[ob];
+    f(oa, ob, oo);
     for (int d = o.ndim - 1; d >= 0; --d) {
       if (++idx[d] < o.sizes[d]) break;
       idx[d] = 0;
     }
   }
+}
+
+// add.out for f32 over any strides: out[i] = self[i] + alpha * other[i].
+plexus_status add_kernel(void*, const plexus_kernel_call* c) {
+  last_op_seen = c->op;
+  const plexus_tensor& a = *c->args[0].u.tensor;
+  const plexus_tensor& b = *c->args[1].u.tensor;
+  double alpha = c->args[2].u.scalar.kind == PLEXUS_SCALAR_FLOAT ? c->args[2].u.scalar.v.f
+                                                                 : double(c->args[2].u.scalar.v.i);
+  const plexus_tensor& o = *c->args[3].u.tensor;
+  last_strides_seen.assign(b.strides, b.strides + b.ndim);
+  for_each_element(a, b, o, [&](int64_t oa, int64_t ob, int64_t oo) {
+    f32(o)[oo] = f32(a)[oa] + float(alpha) * f32(b)[ob];
+  });
+  return PLEXUS_OK;
+}
+
+// copy_ into float32 (its dtype mask is the destination's): any source dtype
+// reaches it, and it declines all but float32 (ABI 1.2), so the host converts.
+plexus_status copy_kernel(void*, const plexus_kernel_call* c) {
+  last_op_seen = c->op;
+  const plexus_tensor& self = *c->args[0].u.tensor;
+  const plexus_tensor& src = *c->args[1].u.tensor;
+  if (src.dtype != PLEXUS_DTYPE_F32) {
+    host->set_error_message(host->host_ctx, "hosttest copies float32 only");
+    return PLEXUS_KERNEL_DECLINED;
+  }
+  for_each_element(src, src, self, [&](int64_t os, int64_t, int64_t oo) {
+    f32(self)[oo] = f32(src)[os];
+  });
   return PLEXUS_OK;
 }
 
@@ -154,6 +187,8 @@ plexus_status init(const plexus_host_api* h, void** state) {
   if ((st = h->register_kernel(h->host_ctx, slot, "add.out", f32_mask, add_kernel, nullptr)))
     return st;
   if ((st = h->register_kernel(h->host_ctx, slot, "mul.out", f32_mask, failing_kernel, nullptr)))
+    return st;
+  if ((st = h->register_kernel(h->host_ctx, slot, "copy_", f32_mask, copy_kernel, nullptr)))
     return st;
   if ((st = h->define_op(h->host_ctx, "hosttest::double_it(Tensor self) -> Tensor"))) return st;
   if ((st = h->register_kernel(h->host_ctx, slot, "hosttest::double_it", f32_mask, double_it,
@@ -190,7 +225,7 @@ TEST_CASE("a plugin's backend and kernels serve ops on its device", "[plugin-hos
   init_plugin(p);
   REQUIRE(p.device_types.size() == 1);
   CHECK(device_type_name(p.device_types[0]) == "hosttest");
-  CHECK(p.kernel_count == 3);
+  CHECK(p.kernel_count == 4);
   CHECK(std::string(host->plugin_directory(host->host_ctx)) == "/opt/vendor/plugins");
   CHECK(std::string(host->get_option(host->host_ctx, "greeting")) == "hello");
   CHECK(host->get_option(host->host_ctx, "nope") == nullptr);
@@ -233,6 +268,99 @@ TEST_CASE("a plugin's backend and kernels serve ops on its device", "[plugin-hos
   CHECK(shutdowns == before + 1);
   CHECK(find_device_backend(dev.type) == nullptr);
   CHECK(Dispatcher::get().op("add.out").kernel(dev.type) == nullptr);
+}
+
+// What the dispatcher's logger writes while alive.
+class LogCapture {
+ public:
+  LogCapture() : sink_(std::make_shared<spdlog::sinks::ostream_sink_mt>(text_)) {
+    logging::get("dispatcher").sinks().push_back(sink_);
+  }
+  ~LogCapture() {
+    auto& sinks = logging::get("dispatcher").sinks();
+    sinks.erase(std::remove(sinks.begin(), sinks.end(), sink_), sinks.end());
+  }
+  std::string text() const { return text_.str(); }
+
+ private:
+  std::ostringstream text_;
+  std::shared_ptr<spdlog::sinks::ostream_sink_mt> sink_;
+};
+
+// add.out on the cpu for the fallback, 1-D, alpha 1, arithmetic dtypes.
+void host_add(void*, KernelCall& call) {
+  const Tensor &a = call.args[0].to_tensor(), &b = call.args[1].to_tensor();
+  const Tensor& o = call.args[3].to_tensor();
+  visit_dtype(o.dtype(), [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_arithmetic_v<T>)
+      for (int64_t k = 0; k < o.numel(); ++k)
+        static_cast<T*>(o.data_ptr())[k * o.stride(0)] =
+            static_cast<T>(static_cast<const T*>(a.data_ptr())[k * a.stride(0)] +
+                           static_cast<const T*>(b.data_ptr())[k * b.stride(0)]);
+  });
+}
+
+TEST_CASE("the fallback warns once per op and dtype, naming both", "[plugin-host]") {
+  PluginInstance p = make_instance();
+  init_plugin(p);
+  Device dev = Device::parse("hosttest:0");
+  {
+    ScopedKernel cpu_add("add.out", kCPU, host_add, {DType::F64, DType::I32});
+    LogCapture log;
+    Tensor d = tensor<double>({1, 2}, {2}).to(dev);
+    Tensor n = tensor<int32_t>({1, 2}, {2}).to(dev);
+    CHECK(add(d, d).tolist<double>() == std::vector<double>{2, 4});  // float32 kernel only
+    CHECK(add(d, d).tolist<double>() == std::vector<double>{2, 4});
+    CHECK(add(n, n).tolist<int32_t>() == std::vector<int32_t>{2, 4});
+    std::string text = log.text();
+    CHECK_THAT(text, Catch::Contains("hosttest has no kernel for 'add.out' for float64; running "
+                                     "it on the cpu"));
+    CHECK_THAT(text, Catch::Contains("hosttest has no kernel for 'add.out' for int32"));
+    CHECK(text.find("for float64") == text.rfind("for float64"));  // once
+    Tensor i = tensor<int64_t>({3, -4}, {2}).to(dev);
+    (void)i.to(DType::F32);
+    CHECK_THAT(log.text(), Catch::Contains("hosttest's kernel for 'copy_' declined a float32 "
+                                           "call (hosttest copies float32 only)"));
+  }
+  shutdown_plugin(p);
+}
+
+namespace {
+uint64_t fallbacks_of(const std::string& op, const std::string& backend) {
+  for (const FallbackCount& f : Dispatcher::get().fallback_counts())
+    if (f.op == op && f.backend == backend) return f.count;
+  return 0;
+}
+}  // namespace
+
+TEST_CASE("a kernel that declines a call hands it to the fallback policy", "[plugin-host]") {
+  PluginInstance p = make_instance();
+  init_plugin(p);
+  Device dev = Device::parse("hosttest:0");
+  {
+    Tensor f = tensor<float>({1.5f, -2.0f}, {2}).to(dev);
+    Tensor i = tensor<int64_t>({3, -4}, {2}).to(dev);
+    Tensor out = empty({2}, {DType::F32, dev});
+    last_op_seen.clear();
+    out.copy_(f);  // its own kernel takes it
+    CHECK(last_op_seen == "copy_");
+    CHECK(out.tolist<float>() == std::vector<float>{1.5f, -2.0f});
+    const uint64_t before = fallbacks_of("copy_", "hosttest");
+    out.copy_(i);  // declined: the cpu converts it
+    CHECK(out.tolist<float>() == std::vector<float>{3.0f, -4.0f});
+    CHECK(fallbacks_of("copy_", "hosttest") == before + 1);
+    CHECK(i.to(DType::F32).tolist<float>() == std::vector<float>{3.0f, -4.0f});
+
+    Dispatcher::get().set_fallback_policy(FallbackPolicy::Error);
+    Error e = error_of([&] { out.copy_(i); });
+    Dispatcher::get().set_fallback_policy(FallbackPolicy::Cpu);
+    CHECK(e.code() == ErrorCode::Unsupported);
+    CHECK_THAT(e.what(), Catch::Contains("hosttest's kernel for 'copy_' declined") &&
+                             Catch::Contains("hosttest copies float32 only") &&
+                             Catch::Contains("policy is 'error'"));
+  }
+  shutdown_plugin(p);
 }
 
 TEST_CASE("a failed init is undone and its message kept", "[plugin-host]") {

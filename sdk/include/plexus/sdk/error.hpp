@@ -52,11 +52,23 @@ class Error : public std::runtime_error {
   throw Error(status, message);
 }
 
+// From a kernel: declines the call (PLEXUS_KERNEL_DECLINED, ABI 1.2), so the
+// host runs the op's composite or its fallback instead. Only before the
+// kernel has written anything. `why` appears in the host's fallback warning.
+[[noreturn]] inline void decline(const std::string& why) {
+  throw Error(PLEXUS_KERNEL_DECLINED, why);
+}
+
 #if PLEXUS_SDK_FORMAT
 // Throws Error(status, fmt::format(format, args...)).
 template <typename... Args, typename = std::enable_if_t<(sizeof...(Args) > 0)>>
 [[noreturn]] void fail(plexus_status status, fmt::format_string<Args...> format, Args&&... args) {
   throw Error(status, fmt::format(format, std::forward<Args>(args)...));
+}
+// decline(fmt::format(format, args...)).
+template <typename... Args, typename = std::enable_if_t<(sizeof...(Args) > 0)>>
+[[noreturn]] void decline(fmt::format_string<Args...> format, Args&&... args) {
+  throw Error(PLEXUS_KERNEL_DECLINED, fmt::format(format, std::forward<Args>(args)...));
 }
 #endif
 
@@ -81,6 +93,8 @@ inline const char* status_name(plexus_status status) noexcept {
       return "internal error";
     case PLEXUS_ERROR_IO:
       return "i/o error";
+    case PLEXUS_KERNEL_DECLINED:
+      return "declined";
     default:
       return "unknown status";
   }
