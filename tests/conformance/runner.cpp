@@ -436,7 +436,8 @@ int run(const Options& opts) {
     size_t before = results.size();
     for (int d = 0; d < kNumDTypes; ++d) {
       DType dt = static_cast<DType>(d);
-      const DTypeSet dtypes = kop->kind() == OpKind::Direct && it != infos.end()
+      // Direct composites have no catalog dtypes: the suite's entry lists them.
+      const DTypeSet dtypes = kop->catalog_dtypes().empty() && it != infos.end()
                                   ? it->second->dtypes
                                   : kop->catalog_dtypes();
       if (!dtypes.contains(dt)) continue;

@@ -179,7 +179,8 @@ struct OpInfo {
   std::string op;
   std::function<void(CaseSet&)> generate;
   // Direct composites (matmul, mse_loss) have no catalog dtypes: the dtypes
-  // their cases are generated for. Kernel ops leave it empty.
+  // their cases are generated for. Ops with catalog dtypes (kernel ops, and
+  // direct ops that write several tensors such as adam_step_) leave it empty.
   DTypeSet dtypes = {};
 };
 
