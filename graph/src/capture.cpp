@@ -219,9 +219,13 @@ Tensor Capture::record_call(const Operator& op, DispatchKeys keys, std::span<con
   n.kind = NodeKind::Call;
   n.op = &op;
   n.device = keys.device;
-  const int written = op.written_arg();
-  for (size_t i = 0; i < args.size(); ++i)
-    n.args.push_back(arg_of(args[i], static_cast<int>(i) == written ? Use::Written : Use::Read));
+  // Every argument the schema marks written (an op may write several: Note
+  // [Ops that write several tensors]).
+  const auto& schema_args = op.schema().arguments;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const bool w = schema_args[i].alias && schema_args[i].alias->is_write;
+    n.args.push_back(arg_of(args[i], w ? Use::Written : Use::Read));
+  }
   Tensor result;
   {
     DepthScope nested(depth_);

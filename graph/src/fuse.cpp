@@ -96,11 +96,9 @@ int fuse_elementwise(Graph& g) {
         if (a.kind == Arg::Kind::Value) reads.insert(root_of(a.value));
         if (a.kind == Arg::Kind::ValueList)
           for (int v : a.values) reads.insert(root_of(v));
-        if (static_cast<int>(i) == w && a.kind == Arg::Kind::Value) {
-          writes.insert(root_of(a.value));
-          written_value = a.value;
-        }
+        if (static_cast<int>(i) == w && a.kind == Arg::Kind::Value) written_value = a.value;
       }
+      for_each_written(n, [&](int v) { writes.insert(root_of(v)); });
     } else {
       for (int v : n.outputs) reads.insert(root_of(v));
       if (n.kind == NodeKind::SetGrad) {

@@ -55,11 +55,16 @@ int eliminate_dead_code(Graph& g) {
     const int own = own_root(g, n, static_cast<int>(k));
     bool live;
     if (writes(n)) {
-      const Arg& w = n.args[static_cast<size_t>(n.op->written_arg())];
-      int root = w.kind == Arg::Kind::Value ? g.values[static_cast<size_t>(w.value)].root : -1;
-      RootKind kind = root >= 0 ? g.roots[static_cast<size_t>(root)].kind : RootKind::External;
-      live = root < 0 || kind == RootKind::External || kind == RootKind::Input ||
-             read.contains(root);
+      // Live when it writes memory the caller sees or a later node reads.
+      bool any = false;
+      live = false;
+      for_each_written(n, [&](int v) {
+        any = true;
+        int root = g.values[static_cast<size_t>(v)].root;
+        RootKind kind = g.roots[static_cast<size_t>(root)].kind;
+        live = live || kind == RootKind::External || kind == RootKind::Input || read.contains(root);
+      });
+      live = live || !any;
     } else {
       // A pure op: needed only for memory of its own that someone reads.
       live = own >= 0 && read.contains(own);
@@ -79,10 +84,7 @@ int eliminate_common_subexpressions(Graph& g) {
   // Roots some op writes: a result that is later written is not shared.
   std::set<int> written;
   for (const Node& n : g.nodes)
-    if (n.kind == NodeKind::Call && writes(n)) {
-      const Arg& w = n.args[static_cast<size_t>(n.op->written_arg())];
-      if (w.kind == Arg::Kind::Value) written.insert(g.values[static_cast<size_t>(w.value)].root);
-    }
+    for_each_written(n, [&](int v) { written.insert(g.values[static_cast<size_t>(v)].root); });
   std::vector<int> version(g.roots.size(), 0);
   std::vector<int> remap(g.values.size());
   for (size_t v = 0; v < remap.size(); ++v) remap[v] = static_cast<int>(v);
@@ -136,8 +138,7 @@ int eliminate_common_subexpressions(Graph& g) {
     }
     if (n.kind != NodeKind::Call) continue;
     if (writes(n)) {
-      const Arg& w = n.args[static_cast<size_t>(n.op->written_arg())];
-      if (w.kind == Arg::Kind::Value) ++version[static_cast<size_t>(g.values[static_cast<size_t>(w.value)].root)];
+      for_each_written(n, [&](int v) { ++version[static_cast<size_t>(g.values[static_cast<size_t>(v)].root)]; });
       continue;
     }
     const int own = own_root(g, n, static_cast<int>(k));

@@ -2,6 +2,7 @@
 #pragma once
 
 #include "plexus/graph.h"
+#include "plexus/op.h"
 
 namespace plexus::graph {
 
@@ -19,6 +20,21 @@ void for_each_value(const Node& n, F&& f) {
   if (n.kind == NodeKind::SetGrad) {
     f(n.target);
     if (n.value >= 0) f(n.value);
+  }
+}
+
+// Calls f with every value a call node writes: each argument its schema marks
+// Tensor(a!), list elements included (an op may write several: Note [Ops that
+// write several tensors], dispatcher/README.md).
+template <typename F>
+void for_each_written(const Node& n, F&& f) {
+  if (n.kind != NodeKind::Call || n.op->written_arg() < 0) return;
+  const auto& schema = n.op->schema().arguments;
+  for (size_t i = 0; i < n.args.size(); ++i) {
+    if (!schema[i].alias || !schema[i].alias->is_write) continue;
+    if (n.args[i].kind == Arg::Kind::Value) f(n.args[i].value);
+    if (n.args[i].kind == Arg::Kind::ValueList)
+      for (int v : n.args[i].values) f(v);
   }
 }
 

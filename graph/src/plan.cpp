@@ -7,6 +7,7 @@
 #include <set>
 #include <chrono>
 
+#include "passes.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
 #include "plexus/device_backend.h"
@@ -143,16 +144,16 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
   };
   input_written_.assign(g_.roots.size(), false);
   auto check_write = [&](const Node& n) {
-    int w = n.op->written_arg();
-    if (w < 0 || n.args[static_cast<size_t>(w)].kind != Arg::Kind::Value) return;
-    const ValueInfo& info = g_.values[static_cast<size_t>(n.args[static_cast<size_t>(w)].value)];
-    const Root& root = g_.roots[static_cast<size_t>(info.root)];
-    if (root.kind == RootKind::Constant)
-      fail(ErrorCode::Unsupported,
-           "node {} ({}) writes into {}, a tensor made on the host during the call; make it "
-           "with a factory (zeros, full) inside the function instead",
-           n.name, n.op->name(), g_.value_name(root.value));
-    if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
+    for_each_written(n, [&](int v) {
+      const ValueInfo& info = g_.values[static_cast<size_t>(v)];
+      const Root& root = g_.roots[static_cast<size_t>(info.root)];
+      if (root.kind == RootKind::Constant)
+        fail(ErrorCode::Unsupported,
+             "node {} ({}) writes into {}, a tensor made on the host during the call; make it "
+             "with a factory (zeros, full) inside the function instead",
+             n.name, n.op->name(), g_.value_name(root.value));
+      if (root.kind == RootKind::Input) input_written_[static_cast<size_t>(info.root)] = true;
+    });
   };
   // One call of a catalog op as a step; `owner` is the node whose index its
   // result's root records (the op's own, or its fused node's).

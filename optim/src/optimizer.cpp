@@ -1,4 +1,5 @@
-// Optimizer, SGD, Adam and AdamW: PyTorch's single-tensor update formulas.
+// Optimizer, SGD, Adam and AdamW: PyTorch's single-tensor update formulas (the
+// PerTensor path; the others are in fused_step.cpp).
 #include "plexus/optim.h"
 
 #include <cmath>
@@ -64,9 +65,11 @@ SGD::SGD(NamedParameters params, SGDOptions o) : Optimizer(std::move(params)), o
 void SGD::set_lr(double lr) {
   check_rate("SGD", lr);
   o_.lr = lr;
+  if (lr_.defined()) lr_.fill_(lr);  // List and Fused read it
 }
 
 void SGD::step() {
+  if (o_.path != UpdatePath::PerTensor) return step_fused();
   NoGradGuard no_grad;
   for (const auto& [name, p] : params_) {
     Tensor g = p.grad();
@@ -96,7 +99,7 @@ Adam::Adam(NamedParameters params, AdamOptions o) : Optimizer(std::move(params))
 }
 
 int64_t Adam::steps(const std::string& name) const {
-  if (o_.capturable) {
+  if (o_.capturable || (o_.path != UpdatePath::PerTensor && !o_.amsgrad)) {
     auto it = state_.find(name + ".step");
     return it == state_.end() ? 0 : static_cast<int64_t>(it->second.item<double>());
   }
@@ -153,6 +156,7 @@ void Adam::step_capturable() {
 }
 
 void Adam::step() {
+  if (o_.path != UpdatePath::PerTensor && !o_.amsgrad) return step_fused();
   if (o_.capturable) return step_capturable();
   NoGradGuard no_grad;
   for (const auto& [name, p] : params_) {

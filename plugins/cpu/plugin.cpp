@@ -35,6 +35,7 @@ plexus_status init(const plexus_host_api* host, void** state) {
     register_embedding(*backend);
     register_conv(*backend);
     register_shape(*backend);
+    register_optim(*backend);
   });
 }
 

@@ -27,5 +27,6 @@ void register_pool(GpuBackend& b);        // pool.cu: max_pool2d
 void register_embedding(GpuBackend& b);   // embedding.cu: embedding
 void register_conv(GpuBackend& b);        // conv.cu: conv2d (direct)
 void register_shape(GpuBackend& b);       // shape.cu: cat
+void register_optim(GpuBackend& b);       // optim.cu: adam_step_, sgd_step_ (and .list)
 
 }  // namespace plexus::gpu

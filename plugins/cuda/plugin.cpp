@@ -38,6 +38,7 @@ void register_kernels(GpuBackend& b) {
   register_embedding(b);
   register_conv(b);
   register_shape(b);
+  register_optim(b);
 }
 
 plexus_status init(const plexus_host_api* host, void** state) {

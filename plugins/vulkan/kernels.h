@@ -20,5 +20,6 @@ void register_pool(VulkanBackend& b);        // pool.cpp: max_pool2d
 void register_embedding(VulkanBackend& b);   // embedding.cpp: embedding
 void register_conv(VulkanBackend& b);        // conv.cpp: conv2d
 void register_shape(VulkanBackend& b);       // shape.cpp: cat
+void register_optim(VulkanBackend& b);       // optim.cpp: adam_step_, sgd_step_ (and .list)
 
 }  // namespace plexus::vulkan

@@ -26,6 +26,7 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_embedding(*g_backend);
     register_conv(*g_backend);
     register_shape(*g_backend);
+    register_optim(*g_backend);
   });
 }
 

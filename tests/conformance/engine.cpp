@@ -215,7 +215,12 @@ Value default_value(const Argument& a, Boxed& b) {
 OpForms forms_of(const Operator& kernel) {
   OpForms f;
   f.kernel = &kernel;
-  if (kernel.kind() == OpKind::Direct) f.functional = &kernel;  // a direct composite: one form
+  if (kernel.kind() == OpKind::Direct) {
+    // A direct op that writes several tensors runs as itself ("direct");
+    // a direct composite (matmul, mse_loss) as its one functional form.
+    if (kernel.check()) f.direct = &kernel;
+    else f.functional = &kernel;
+  }
   for (const Operator* op : Dispatcher::get().ops()) {
     if (&op->kernel_op() != &kernel || op->kind() == OpKind::Direct) continue;
     if (op->kind() == OpKind::Functional) f.functional = op;
@@ -383,6 +388,7 @@ Comparison compare(const Expected& expected, const ref::Tensor& got, const Toler
 
 std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const Expected* expected) {
   std::vector<std::string> v;
+  if (forms.direct) return {"direct"};
   if (forms.functional) v.push_back("functional");
   if (forms.out) v.push_back("out");
   if (forms.inplace) {
@@ -499,9 +505,70 @@ void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
   }
 }
 
+namespace {
+
+// The "direct" variant: one call of a direct op that writes several tensors;
+// every written tensor (and list element) is read back and compared with the
+// reference's value for it, the bytes around it must not change, and the
+// tensors it reads must be left as they were.
+void run_direct(const Target& tg, const Operator& op, const Case& c, const Expected* expected,
+                Result& r) {
+  Rng poison(c.rng);
+  poison.bits();
+  PreparedCall prepared;
+  prepare_call(tg, op, c, "direct", expected, poison, prepared);
+  std::string error;
+  try {
+    Dispatcher::get().call(op, prepared.b.values);
+  } catch (const Error& e) {
+    error = e.what();
+    if (tg.composites && e.code() == ErrorCode::Unsupported && !c.expect_error) {
+      r.status = Status::Unsupported;
+      r.message = "the composite cannot run on this plugin: " + error;
+      return;
+    }
+  } catch (const std::exception& e) {
+    error = std::string("a non-plexus exception escaped: ") + e.what();
+  }
+  if (c.expect_error) {
+    bool ok = !error.empty() && error.find(*c.expect_error) != std::string::npos;
+    r.status = ok ? Status::Pass : Status::Fail;
+    if (!ok) r.message = "expected an error mentioning '" + *c.expect_error + "', got: " +
+                         (error.empty() ? "a result" : error);
+    return;
+  }
+  if (!error.empty()) {
+    r.status = Status::Fail;
+    r.message = "the call failed: " + error;
+    return;
+  }
+  std::vector<std::string> problems;
+  auto check = [&](const std::string& name, const Placed& p) {
+    std::vector<uint8_t> now = read_storage(tg, p.view);
+    auto it = expected->written.find(name);
+    if (it == expected->written.end()) {
+      if (now != p.bytes) problems.push_back("input '" + name + "' was modified");
+      return;
+    }
+    Comparison cmp = compare(Expected{it->second, {}, {}}, decode_view(p.view, now), c.tol);
+    r.max_abs_err = std::max(r.max_abs_err, cmp.max_abs_err);
+    r.max_ulp_err = std::max(r.max_ulp_err, cmp.max_ulp_err);
+    if (!cmp.ok) problems.push_back(name + ": " + cmp.message);
+    std::string w = changed_outside(p, now, p.view.itemsize());
+    if (!w.empty()) problems.push_back(name + ": " + w);
+  };
+  for (const auto& [name, p] : prepared.placed) check(name, p);
+  for (const auto& [name, ps] : prepared.placed_lists)
+    for (size_t k = 0; k < ps.size(); ++k) check(fmt::format("{}[{}]", name, k), ps[k]);
+  r.status = problems.empty() ? Status::Pass : Status::Fail;
+  for (size_t k = 0; k < problems.size(); ++k) r.message += (k ? "; " : "") + problems[k];
+}
+
+}  // namespace
 
 void run_variant(const Target& tg, const OpForms& forms, const Case& c, const std::string& variant,
                  const Expected* expected, Result& r) {
+  if (variant == "direct") return run_direct(tg, *forms.direct, c, expected, r);
   const Operator* op = variant == "functional" ? forms.functional
                        : variant == "inplace"  ? forms.inplace
                                                : forms.out;

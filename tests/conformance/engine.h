@@ -34,6 +34,7 @@ struct OpForms {
   const Operator* functional = nullptr;  // "add.Tensor"
   const Operator* inplace = nullptr;     // "add_.Tensor", "copy_"
   const Operator* out = nullptr;         // "add.out"
+  const Operator* direct = nullptr;      // a direct op that writes several tensors ("adam_step_")
 };
 // The forms of kernel op `kernel` in the catalog.
 OpForms forms_of(const Operator& kernel);
@@ -41,7 +42,8 @@ OpForms forms_of(const Operator& kernel);
 // The variants of a case that apply to these forms, in the order they run:
 // "functional", "out", "inplace" (when the first tensor argument can hold the
 // expected result), "out_self" (out = the first tensor argument), "out_other"
-// (out = the second tensor argument, for elementwise ops).
+// (out = the second tensor argument, for elementwise ops); "direct" alone for
+// a direct op that writes several tensors (each written one is compared).
 std::vector<std::string> variants_of(const OpForms& forms, const Case& c, const Expected* expected);
 
 // The logical values the reference sees for a case's tensor arguments (after

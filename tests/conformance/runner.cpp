@@ -498,7 +498,7 @@ int run(const Options& opts) {
           return want ? &*want : nullptr;
         };
         std::vector<std::string> variants = {"functional", "out", "inplace", "out_self",
-                                             "out_other"};
+                                             "out_other", "direct"};
         if (opts.grad) variants = {"grad"};
         bool any = false;
         for (const std::string& v : variants) any |= glob_match(opts.filter, prefix + v);

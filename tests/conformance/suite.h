@@ -114,6 +114,10 @@ struct Expected {
   // Optional, one per element: the size of the terms an accumulation added up
   // (e.g. sum of |a_ik * b_kj| for mm); the tolerance's `acc` scales it.
   std::vector<double> scale;
+  // For ops that write several arguments (direct ops, Note [Ops that write
+  // several tensors]): the expected values of each written tensor, by argument
+  // name, "name[k]" for element k of a list. `values` is then unused.
+  std::map<std::string, ref::Tensor> written;
 };
 
 // How close is close enough, per element. An element passes when
@@ -220,6 +224,7 @@ void add_pool_ops(std::vector<OpInfo>& v);        // max_pool2d
 void add_embedding_ops(std::vector<OpInfo>& v);   // embedding
 void add_pointwise_ops(std::vector<OpInfo>& v);  // lerp, addcmul, addcdiv
 void add_shape_ops(std::vector<OpInfo>& v);      // cat
+void add_optim_ops(std::vector<OpInfo>& v);      // adam_step_, sgd_step_ (and .list)
 void add_loss_ops(std::vector<OpInfo>& v);       // mse_loss (a direct composite)
 void add_matmul_composite_ops(std::vector<OpInfo>& v);  // matmul, linear (direct composites)
 

@@ -57,8 +57,11 @@ class Dispatcher {
   // schemas do not fit together. Returns the first op defined.
   const Operator& define(const OpDefinition& def);
   // Defines an op without a meta function (a vendor's "myvendor::fused_gelu"):
-  // its kernels receive the arguments as given and set the result.
-  const Operator& define_direct(std::string_view schema, KernelFn composite = nullptr);
+  // its kernels receive the arguments as given and set the result. With a
+  // `check`, the op may write several tensor arguments (Note [Ops that write
+  // several tensors]); `dtypes` are those the catalog lists for it.
+  const Operator& define_direct(std::string_view schema, KernelFn composite = nullptr,
+                                DirectCheckFn check = nullptr, DTypeSet dtypes = {});
   // The op with this full name ("add.Tensor", "mm"), or nullptr.
   const Operator* find_op(std::string_view name) const;
   // Like find_op but throws NotFound, suggesting ops of the same base name.

@@ -3,6 +3,7 @@
 
 #include <array>
 #include <atomic>
+#include <optional>
 #include <string>
 
 #include "plexus/kernel.h"
@@ -21,6 +22,11 @@ struct OutputSpec {
 };
 // Checks the arguments, computes the output and rewrites inputs for the kernel.
 using MetaFn = OutputSpec (*)(MetaContext& ctx);
+// Checks the arguments of a direct op that writes several tensors (Note [Ops
+// that write several tensors], dispatcher/README.md) and may rewrite read-only
+// ones. Returns the dtype its kernels are looked up by, or nullopt when the
+// backends' kernels do not take these arguments and the composite runs.
+using DirectCheckFn = std::optional<DType> (*)(MetaContext& ctx);
 
 // How an op relates to its kernel.
 enum class OpKind : uint8_t {
@@ -43,6 +49,8 @@ class Operator {
   // Index of the argument the kernel writes (out or self); -1 when none.
   int written_arg() const { return written_arg_; }
   MetaFn meta() const { return meta_; }
+  // A direct op's argument check; null when it has none.
+  DirectCheckFn check() const { return check_; }
   KernelFn composite() const { return composite_; }
   // The dtypes the catalog lists for this op (what a complete backend supports).
   DTypeSet catalog_dtypes() const { return catalog_dtypes_; }
@@ -66,6 +74,7 @@ class Operator {
   const Operator* kernel_op_ = this;
   int written_arg_ = -1;
   MetaFn meta_ = nullptr;
+  DirectCheckFn check_ = nullptr;
   KernelFn composite_ = nullptr;
   DTypeSet catalog_dtypes_;
   bool elementwise_ = false;

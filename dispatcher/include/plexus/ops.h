@@ -10,6 +10,7 @@
 #include "plexus/factories.h"
 #include "plexus/ops_elementwise.h"
 #include "plexus/ops_nn.h"
+#include "plexus/ops_optim.h"
 #include "plexus/tensor.h"
 
 namespace plexus {

@@ -95,9 +95,12 @@ const Operator& Dispatcher::define(const OpDefinition& def) {
   return fn ? *fn : out ? *out : *inplace;
 }
 
-const Operator& Dispatcher::define_direct(std::string_view schema, KernelFn composite) {
+const Operator& Dispatcher::define_direct(std::string_view schema, KernelFn composite,
+                                          DirectCheckFn check, DTypeSet dtypes) {
   Operator& op = add_op(schema);
   op.composite_ = composite;
+  op.check_ = check;
+  op.catalog_dtypes_ = dtypes;
   op.written_arg_ = find_written(op.schema_);
   return op;
 }

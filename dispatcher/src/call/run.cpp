@@ -45,15 +45,46 @@ Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite
   return run_on_cpu(st, kop, device, dtype, kargs, why);
 }
 
+// The dtype a direct op's kernels are looked up by: its first tensor's, in a
+// list or not; float32 for ops without tensors.
+DType first_dtype(std::span<const Value> args) {
+  for (const Value& v : args) {
+    if (v.is_tensor()) return v.to_tensor().dtype();
+    if (v.tag() == Value::Tag::TensorList && !v.to_tensor_list().empty())
+      return v.to_tensor_list().front().dtype();
+  }
+  return DType::F32;
+}
+
+// A direct op with a check (Note [Ops that write several tensors]): the check
+// runs first, every written tensor's version moves on, then its kernel or
+// composite runs; a check that declines the kernels runs the composite.
+Tensor run_checked(Dispatcher::State& st, const Operator& op, Device device,
+                   std::span<const Value> args_in) {
+  Args args(args_in);
+  MetaContext ctx(op, std::span(args.data(), args.size()), device);
+  std::optional<DType> dtype = op.check()(ctx);
+  const auto& schema_args = op.schema().arguments;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!schema_args[i].alias || !schema_args[i].alias->is_write) continue;
+    if (args[i].is_tensor()) args[i].to_tensor().storage()->bump_version(op.name().c_str());
+    else if (args[i].tag() == Value::Tag::TensorList)
+      for (const Tensor& t : args[i].to_tensor_list()) t.storage()->bump_version(op.name().c_str());
+  }
+  if (!dtype) {
+    PLEXUS_CHECK(op.composite() != nullptr, ErrorCode::Internal,
+                 "{}: its check declined the kernels, but it has no composite", op.name());
+    KernelCall call{op, args.span(), device, first_dtype(args_in), {}};
+    op.composite()(nullptr, call);
+    return call.result;
+  }
+  return run_kernel(st, op, op.composite(), device, *dtype, args.span());
+}
+
 Tensor run_direct(Dispatcher::State& st, const Operator& op, Device device,
                   std::span<const Value> args) {
-  DType dtype = DType::F32;  // kernels of ops without tensors are looked up as float32
-  for (const Value& v : args)
-    if (v.is_tensor()) {
-      dtype = v.to_tensor().dtype();
-      break;
-    }
-  return run_kernel(st, op, op.composite(), device, dtype, args);
+  if (op.check()) return run_checked(st, op, device, args);
+  return run_kernel(st, op, op.composite(), device, first_dtype(args), args);
 }
 
 }  // namespace

@@ -17,6 +17,7 @@ void define_catalog(Dispatcher& d) {
   define_loss_ops(d);
   define_pointwise_ops(d);
   define_shape_ops(d);
+  define_optim_ops(d);
 }
 
 }  // namespace plexus

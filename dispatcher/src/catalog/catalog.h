@@ -24,6 +24,7 @@ void define_embedding_ops(Dispatcher& d);    // embedding
 void define_loss_ops(Dispatcher& d);         // mse_loss (composite)
 void define_pointwise_ops(Dispatcher& d);    // lerp, addcmul, addcdiv
 void define_shape_ops(Dispatcher& d);        // cat
+void define_optim_ops(Dispatcher& d);        // adam_step_, sgd_step_ (and .list)
 
 // The dtype a composite adds up in: float32 for float16 and bfloat16 (they
 // compute in float32 and round once, the project's rule), else t itself.

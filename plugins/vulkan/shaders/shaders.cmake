@@ -18,7 +18,7 @@ set(_numeric "u8,i8,i16,i32,i64,f16,bf16,f32,f64")
 set(_float "f16,bf16,f32,f64")
 set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "copy_fill:-" "copy_gather:-" "conv_im2col:-" "matmul_packed:-"
-  "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "compare_where:-"
+  "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "compare_where:-" "optim:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
   "softmax:${_float}" "layer_norm:${_float}" "pool:${_float}" "embedding:-" "conv:${_float}"
   "binary+PACKED:f32" "unary+PACKED:f32" "softmax+PACKED:f32" "layer_norm+PACKED:f32"
