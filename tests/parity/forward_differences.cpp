@@ -59,6 +59,12 @@ const std::vector<Unmatched>& unmatched_ops() {
       {"conv2d_backward_weight.out", "as conv2d_backward_weight"},
       {"max_pool2d_backward", "aten's max_pool2d_with_indices_backward takes the forward's indices"},
       {"max_pool2d_backward.out", "as max_pool2d_backward"},
+      // Fused optimizer steps: aten 1.13's _fused_adam_ is cuda-only and takes
+      // no 0-d lr; tests/optim checks them against PyTorch's update formulas.
+      {"adam_step_", "plexus's fused Adam step; aten 1.13 has no cpu counterpart"},
+      {"adam_step_.list", "as adam_step_"},
+      {"sgd_step_", "plexus's fused SGD step; aten 1.13 has no counterpart"},
+      {"sgd_step_.list", "as sgd_step_"},
   };
   return table;
 }
