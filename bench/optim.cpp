@@ -17,6 +17,7 @@
 #include <functional>
 #include <string>
 
+#include "best_time.h"
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
 #include "plexus/optim.h"
@@ -31,18 +32,6 @@ using namespace plexus;
 using optim::UpdatePath;
 
 namespace {
-
-double best_us(int n, int runs, const std::function<void()>& f) {
-  f();
-  double best = INFINITY;
-  for (int r = 0; r < runs; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
-  }
-  return best;
-}
 
 // Leaves of these sizes with gradients set, seeded.
 optim::NamedParameters make_params(const std::vector<std::vector<int64_t>>& shapes) {

@@ -29,6 +29,7 @@
 #include <functional>
 #include <string>
 
+#include "best_time.h"
 #include "plexus/autograd.h"
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
@@ -46,19 +47,6 @@
 using namespace plexus;
 
 namespace {
-
-// Best time of one call in microseconds over `runs` runs of `n` calls.
-double best_us(int n, int runs, const std::function<void()>& f) {
-  f();
-  double best = INFINITY;
-  for (int r = 0; r < runs; ++r) {
-    auto t0 = std::chrono::steady_clock::now();
-    for (int i = 0; i < n; ++i) f();
-    auto t1 = std::chrono::steady_clock::now();
-    best = std::min(best, std::chrono::duration<double, std::micro>(t1 - t0).count() / n);
-  }
-  return best;
-}
 
 void row(const char* name, double plexus_us, double torch_us) {
   if (std::isnan(torch_us)) {
