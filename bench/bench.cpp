@@ -1,7 +1,9 @@
 // plexus-bench: fixed cases through the public C++ API on one device (the cpu
 // plugin by default), with peers measured in the same run beside them.
-// Usage: plexus-bench [--json] [--device NAME] [--filter GLOB] [--iters N]
-//                     [--repeats N] [--quick]
+// Usage: plexus-bench [--json] [--config FILE] [--device NAME] [--filter GLOB]
+//                     [--iters N] [--repeats N] [--quick]
+// It opens a plexus::Runtime, so plexus.toml (the usual search, or --config)
+// decides the plugins, their options and the device; --device overrides it.
 // Each figure is the best of several timed runs after a warm-up call; a run
 // is `iters` calls (calibrated to about 50 ms unless given) and a device sync.
 // On a terminal a progress bar names the case being timed; `plexus bench`
@@ -16,12 +18,15 @@
 #include <cstring>
 #include <exception>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "cases.h"
+#include "cuda_peers.h"
 #include "plexus/device_backend.h"
 #include "plexus/plugins.h"
+#include "plexus/runtime.h"
 #include "progress.h"
 
 using namespace plexus;
@@ -31,15 +36,16 @@ namespace {
 
 struct Options {
   bool json = false;
-  std::string device = "cpu";
+  std::string config;  // empty: the Runtime's search
+  std::string device;  // empty: the device the config chooses
   std::string filter = "*";
   long iters = 0;  // 0: calibrate
   int repeats = 5;
 };
 
 const char* kUsage =
-    "usage: plexus-bench [--json] [--device NAME] [--filter GLOB] [--iters N] [--repeats N] "
-    "[--quick]\n";
+    "usage: plexus-bench [--json] [--config FILE] [--device NAME] [--filter GLOB] [--iters N] "
+    "[--repeats N] [--quick]\n";
 
 bool parse(int argc, char** argv, Options& o) {
   for (int i = 1; i < argc; ++i) {
@@ -50,6 +56,8 @@ bool parse(int argc, char** argv, Options& o) {
     } else if (!std::strcmp(argv[i], "--quick")) {  // one call per case: a smoke test
       o.iters = 1;
       o.repeats = 1;
+    } else if (!std::strcmp(argv[i], "--config") && (v = value())) {
+      o.config = v;
     } else if (!std::strcmp(argv[i], "--device") && (v = value())) {
       o.device = v;
     } else if (!std::strcmp(argv[i], "--filter") && (v = value())) {
@@ -184,16 +192,19 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s", kUsage);
     return 2;
   }
-  for (const PluginRecord& r : load_plugins())
-    if (r.state == PluginRecord::State::Failed)
-      std::fprintf(stderr, "plugin %s failed to load: %s\n", r.name.c_str(), r.reason.c_str());
+  std::optional<Runtime> runtime;
   Device dev;
   DeviceBackend* backend = nullptr;
   try {
-    dev = Device::parse(o.device);
+    runtime.emplace(RuntimeOptions{o.config});
+    for (const PluginRecord& r : runtime->plugins())
+      if (r.state == PluginRecord::State::Failed)
+        std::fprintf(stderr, "plugin %s failed to load: %s\n", r.name.c_str(), r.reason.c_str());
+    dev = o.device.empty() ? runtime->device() : Device::parse(o.device);
     backend = &device_backend(dev.type);
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "plexus-bench: device %s: %s\n", o.device.c_str(), e.what());
+    std::fprintf(stderr, "plexus-bench: %s%s: %s\n", o.device.empty() ? "" : "device ",
+                 o.device.empty() ? "runtime" : o.device.c_str(), e.what());
     return 2;
   }
   auto sync = [&] { backend->synchronize(dev.index); };
@@ -204,7 +215,7 @@ int main(int argc, char** argv) {
   for (Case& c : cases())
     if (fnmatch(o.filter.c_str(), c.name.c_str(), 0) == 0) selected.push_back(std::move(c));
   std::vector<Row> rows;
-  bool failed = false;
+  bool failed = false, warned_cuda_peers = false;
   // Rows print as they come; on a terminal a bar says which case is being timed.
   plexus::cli::Progress progress(std::cout, plexus::cli::Progress::stdout_is_tty(),
                                  plexus::cli::Progress::terminal_width());
@@ -223,10 +234,29 @@ int main(int argc, char** argv) {
     Row r = measure(
         c.name, device, c.bytes, c.flops, [&] { return c.setup(dev); }, o, sync);
     add_row(r);
-    if (!dev.is_cpu()) continue;  // peers run on the host: only comparable to the cpu
-    for (const Peer& p : c.peers) {
+    // Peers: the host's for the cpu, CUDA's own for a cuda device.
+    std::vector<Peer> peers;
+    if (dev.is_cpu()) {
+      peers = c.peers;
+    } else if (device_type_name(dev.type) == "cuda") {
+      std::string why;
+      peers = cuda_peers(c.name, int(dev.index), why);
+      if (!why.empty() && !warned_cuda_peers) {
+        std::fprintf(stderr, "plexus-bench: no CUDA peers: %s\n", why.c_str());
+        warned_cuda_peers = true;
+      }
+    }
+    for (const Peer& p : peers) {
       progress.update(i, selected.size(), c.name + "/" + p.name);
-      Row pr = measure(c.name + "/" + p.name, "cpu", c.bytes, c.flops, p.setup, o, no_sync);
+      std::function<void()> peer_sync = no_sync;
+      Row pr = measure(
+          c.name + "/" + p.name, device, c.bytes, c.flops,
+          [&] {
+            PeerOp po = p.setup();
+            if (po.sync) peer_sync = po.sync;
+            return po.op;
+          },
+          o, [&] { peer_sync(); });
       if (r.error.empty() && pr.error.empty()) pr.ratio = pr.ns / r.ns;
       add_row(pr);
     }
@@ -235,6 +265,6 @@ int main(int argc, char** argv) {
   if (selected.empty()) std::fprintf(stderr, "plexus-bench: no case matches %s\n", o.filter.c_str());
   if (o.json) print_json(rows);
   rows.clear();
-  unload_plugins();
+  runtime.reset();
   return failed || selected.empty() ? 1 : 0;
 }

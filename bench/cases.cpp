@@ -23,7 +23,7 @@ Case sgemm(int64_t n) {
                    c = empty({n, n}, {DType::F32, dev});
             return [=] { mm_out(c, a, b); };
           },
-          {{"onednn_direct", [n] { return onednn_sgemm(n); }}}};
+          {{"onednn_direct", [n] { return PeerOp{onednn_sgemm(n), {}}; }}}};
 }
 
 }  // namespace
@@ -48,7 +48,13 @@ std::vector<Case> cases() {
                    Tensor a = f32({k16M}, dev), b = f32({k16M}, dev), out = f32({k16M}, dev);
                    return [=] { add_out(out, a, b); };
                  },
-                 {{"omp_loop_2t", [] { return omp_add_loop(k16M); }}}});
+                 {{"omp_loop_2t", [] { return PeerOp{omp_add_loop(k16M), {}}; }}}});
+  // A contiguous copy: the bandwidth a device shows to a plain copy (the
+  // yardstick of the elementwise goal on GPUs).
+  all.push_back({"copy_16M_f32", 2.0 * 4 * k16M, 0, [](Device dev) -> Op {
+                   Tensor x = f32({k16M}, dev), out = f32({k16M}, dev);
+                   return [=] { out.copy_(x); };
+                 }});
   all.push_back({"transpose_copy_4096", 2.0 * 4 * 4096 * 4096, 0, [](Device dev) -> Op {
                    Tensor x = f32({4096, 4096}, dev), out = f32({4096, 4096}, dev);
                    return [=] { out.copy_(x.t()); };
@@ -71,7 +77,7 @@ std::vector<Case> cases() {
                    Tensor x = f32({k16M}, dev), out = f32({}, dev);
                    return [=] { sum_out(out, x); };
                  },
-                 {{"omp_loop_2t", [] { return omp_sum_loop(k16M); }}}});
+                 {{"omp_loop_2t", [] { return PeerOp{omp_sum_loop(k16M), {}}; }}}});
   // A ResNet-50 stage-1 3x3 convolution: N=8, 64 -> 64 channels, 56x56, padding 1.
   all.push_back({"conv2d_resnet", 0, 2.0 * 8 * 64 * 56 * 56 * 64 * 3 * 3, [](Device dev) -> Op {
                    Tensor x = f32({8, 64, 56, 56}, dev, 0.5), w = f32({64, 64, 3, 3}, dev, 0.1);

@@ -12,10 +12,18 @@ namespace plexus::bench {
 // One timed operation; its tensors are made once, before timing.
 using Op = std::function<void()>;
 
-// The same work done outside plexus, on the host (run only for the cpu device).
+// A peer's operation, and how to wait for the work it queued (empty: the work
+// is done when the operation returns, as on the host).
+struct PeerOp {
+  Op op;
+  std::function<void()> sync;
+};
+
+// The same work done outside plexus: on the host for the cpu device (peers.h),
+// through CUDA and cuBLAS directly for a cuda device (cuda_peers.h).
 struct Peer {
-  std::string name;           // e.g. "onednn_direct"
-  std::function<Op()> setup;  // makes the buffers, returns the operation
+  std::string name;               // e.g. "onednn_direct"
+  std::function<PeerOp()> setup;  // makes the buffers, returns the operation
 };
 
 struct Case {

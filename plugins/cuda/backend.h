@@ -65,6 +65,7 @@ class GpuBackend : public sdk::Backend<GpuBackend> {
   // `device`, which becomes current on this thread. Checks the index.
   gpuStream_t resolve(int32_t device, void* stream, const char* what);
   Workspaces& workspaces() { return workspaces_; }
+  const Devices& devices() const { return devices_; }
 
  private:
   Devices devices_;

@@ -81,9 +81,24 @@ void copy_into(const plexus_kernel_call& call, const plexus_tensor* const (&t)[2
                                           ": unknown source dtype " + std::to_string(t[1]->dtype));
 }
 
+// Dense copies of one dtype between separate ranges are the copy engine's:
+// cudaMemcpyAsync beat a plain copy kernel by 8% on an H200 (README.md).
+bool copy_dense(const plexus_kernel_call& call, const plexus_tensor* const (&t)[2]) {
+  if (t[0]->dtype != t[1]->dtype) return false;
+  Layout<2> l = make_layout(call, t);
+  if (l.ndim != 1 || l.strides[0][0] != 1 || l.strides[1][0] != 1) return false;
+  size_t bytes = size_t(l.numel) * size_t(dtype_size(t[0]->dtype));
+  auto *dst = static_cast<char*>(l.data[0]), *src = static_cast<char*>(l.data[1]);
+  if (dst < src + bytes && src < dst + bytes) return dst == src;  // the same bytes: nothing to do
+  check_gpu(gpuMemcpyAsync(dst, src, bytes, gpuMemcpyDeviceToDevice, stream_of(call)),
+            call.device_index, PLEXUS_GPU_PREFIX "MemcpyAsync (copy_)");
+  return true;
+}
+
 // copy_(self, src, non_blocking)
 void copy_(const plexus_kernel_call& call) {
   const plexus_tensor* const t[2] = {tensor_arg(call, 0), tensor_arg(call, 1)};
+  if (copy_dense(call, t)) return;
   if (t[0]->dtype == PLEXUS_DTYPE_BOOL) return copy_into<bool>(call, t);
   visit_all(t[0]->dtype, [&](auto tag) { copy_into<decltype(tag)>(call, t); });
 }

@@ -117,4 +117,9 @@ void GpuBackend::synchronize(int32_t device) {
   check_gpu(gpuDeviceSynchronize(), device, PLEXUS_GPU_PREFIX "DeviceSynchronize");
 }
 
+int Devices::multiprocessors(int32_t device) const {
+  check_index(device, "multiprocessors");
+  return props_[static_cast<size_t>(device)].multiProcessorCount;
+}
+
 }  // namespace plexus::gpu

@@ -24,6 +24,8 @@ class Devices {
   // Throws sdk::Error(INVALID_ARGUMENT) naming `what` for a bad index.
   void check_index(int32_t device, const char* what) const;
   void properties(int32_t device, plexus_device_properties& out) const;
+  // The device's streaming multiprocessors (compute units); checks the index.
+  int multiprocessors(int32_t device) const;
 
  private:
   std::vector<gpuDeviceProp> props_;

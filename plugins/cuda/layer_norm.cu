@@ -19,6 +19,10 @@ struct Affine {
   int64_t strides[kMaxDims];
 };
 
+// Elements a thread keeps in registers when its block's row fits: such rows
+// are read from memory once, not three times.
+constexpr int kCached = 8;
+
 // y = (x - mean) * rstd * w + b in C with the biased variance, two passes
 // for accuracy.
 template <typename T>
@@ -26,31 +30,39 @@ __global__ void layer_norm_kernel(Rows r, Affine w, Affine b, double eps) {
   using C = compute_t<T>;
   __shared__ C shared[2];
   const T *wt = static_cast<const T*>(w.data), *bt = static_cast<const T*>(b.data);
+  const bool cached = r.n <= int64_t(blockDim.x) * kCached;
   for (int64_t row = blockIdx.x; row < r.rows; row += gridDim.x) {
     const T* x =
         static_cast<const T*>(r.in) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
     T* y = static_cast<T*>(r.out) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
+    auto at = [&](int64_t i) { return C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]); };
+    C v[kCached];
     C s = C(0);
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      s += C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]);
+    if (cached) {
+      for (int k = 0; k < kCached; ++k) {
+        int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+        v[k] = i < r.n ? at(i) : C(0);
+        s += v[k];
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) s += at(i);
+    }
     s = block_reduce(s, Add{});
     if (threadIdx.x == 0) shared[0] = s / C(r.n);
     __syncthreads();
-    C mean = shared[0], v = C(0);
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      C d = C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - mean;
-      v += d * d;
-    }
-    v = block_reduce(v, Add{});
-    if (threadIdx.x == 0) shared[1] = C(1.0 / sqrt(double(v) / double(r.n) + eps));
+    C mean = shared[0], var = C(0);
+    for_row_elements(cached, v, r.n, at, [&](int64_t, C xi) { var += (xi - mean) * (xi - mean); });
+    var = block_reduce(var, Add{});
+    if (threadIdx.x == 0) shared[1] = C(1.0 / sqrt(double(var) / double(r.n) + eps));
     __syncthreads();
     C rstd = shared[1];
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      C t = (C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - mean) * rstd;
+    auto store = [&](int64_t i, C xi) {
+      C t = (xi - mean) * rstd;
       if (wt) t *= C(wt[offset_in(i, r.inner_ndim, r.inner_sizes, w.strides)]);
       if (bt) t += C(bt[offset_in(i, r.inner_ndim, r.inner_sizes, b.strides)]);
       y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = T(t);
-    }
+    };
+    for_row_elements(cached, v, r.n, at, store);
     __syncthreads();
   }
 }

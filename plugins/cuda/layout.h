@@ -42,8 +42,12 @@ __device__ __forceinline__ void offsets_of(const Layout<N>& l, int64_t i, int64_
 }
 
 // Element offset of row-major index i over nd dims of sizes and strides.
+// i must be below the product of the sizes; one dim (a dense row, a merged
+// reduction) then needs no division, which costs tens of instructions per
+// element in 64 bits.
 __device__ __forceinline__ int64_t offset_in(int64_t i, int32_t nd, const int64_t* sizes,
                                              const int64_t* strides) {
+  if (nd == 1) return i * strides[0];
   int64_t off = 0;
   for (int d = nd - 1; d >= 0; --d) {
     off += (i % sizes[d]) * strides[d];
@@ -106,11 +110,76 @@ __global__ void map_kernel(Layout<N> l, F f) {
   }
 }
 
-// Launches map_kernel over out = tensors[0] and the inputs after it.
+// K consecutive elements loaded or stored as one access (16 bytes for float).
+template <typename T, int K>
+struct alignas(sizeof(T) * K) Pack {
+  T v[K];
+};
+constexpr int kPack = 4;
+
+// map_kernel for operands that are all dense over one dim and aligned to a
+// Pack: one vector load per input and one store per kPack elements, and no
+// index arithmetic. The last numel % kPack elements are done one by one.
+template <typename Out, typename In, int N, typename F>
+__global__ void map_dense_kernel(Layout<N> l, F f) {
+  const int64_t packs = l.numel / kPack;
+  const int64_t step = int64_t(blockDim.x) * gridDim.x;
+  const int64_t first = int64_t(blockIdx.x) * blockDim.x + threadIdx.x;
+  auto* out = static_cast<Pack<Out, kPack>*>(l.data[0]);
+  const auto* a = static_cast<const Pack<In, kPack>*>(l.data[1]);
+  for (int64_t p = first; p < packs; p += step) {
+    Pack<Out, kPack> o;
+    Pack<In, kPack> x = a[p];
+    if constexpr (N == 2) {
+      for (int k = 0; k < kPack; ++k) o.v[k] = f(x.v[k]);
+    } else if constexpr (N == 3) {
+      Pack<In, kPack> y = static_cast<const Pack<In, kPack>*>(l.data[2])[p];
+      for (int k = 0; k < kPack; ++k) o.v[k] = f(x.v[k], y.v[k]);
+    } else {
+      Pack<In, kPack> y = static_cast<const Pack<In, kPack>*>(l.data[2])[p];
+      Pack<In, kPack> z = static_cast<const Pack<In, kPack>*>(l.data[3])[p];
+      for (int k = 0; k < kPack; ++k) o.v[k] = f(x.v[k], y.v[k], z.v[k]);
+    }
+    out[p] = o;
+  }
+  const int64_t i = packs * kPack + first;
+  if (i < l.numel) {
+    Out* o = static_cast<Out*>(l.data[0]) + i;
+    const In* x = static_cast<const In*>(l.data[1]) + i;
+    if constexpr (N == 2)
+      *o = f(*x);
+    else if constexpr (N == 3)
+      *o = f(*x, static_cast<const In*>(l.data[2])[i]);
+    else
+      *o = f(*x, static_cast<const In*>(l.data[2])[i], static_cast<const In*>(l.data[3])[i]);
+  }
+}
+
+// Every operand dense over one dim, its start aligned to a Pack of its type.
+template <typename Out, typename In, int N>
+bool dense_and_aligned(const Layout<N>& l) {
+  if (l.ndim != 1) return false;
+  for (int k = 0; k < N; ++k) {
+    size_t align = k == 0 ? sizeof(Pack<Out, kPack>) : sizeof(Pack<In, kPack>);
+    if (l.strides[k][0] != 1 || reinterpret_cast<uintptr_t>(l.data[k]) % align != 0) return false;
+  }
+  return true;
+}
+
+// Launches map_kernel over out = tensors[0] and the inputs after it; dense,
+// aligned operands take map_dense_kernel (a GPU's elementwise bandwidth
+// needs vector accesses: plugins/cuda/README.md has the figures).
 template <typename Out, typename In, int N, typename F>
 void launch_map(const plexus_kernel_call& call, const plexus_tensor* const (&tensors)[N], F f) {
   Layout<N> l = make_layout(call, tensors);
   if (l.numel == 0) return;
+  if (dense_and_aligned<Out, In, N>(l)) {
+    auto* dense = &map_dense_kernel<Out, In, N, F>;
+    PLEXUS_LAUNCH(dense, blocks_for((l.numel + kPack - 1) / kPack), kBlockThreads, 0,
+                  stream_of(call), l, f);
+    check_launch(call, "map_dense_kernel");
+    return;
+  }
   auto* map = &map_kernel<Out, In, N, F>;
   PLEXUS_LAUNCH(map, blocks_for(l.numel), kBlockThreads, 0, stream_of(call), l, f);
   check_launch(call, "map_kernel");

@@ -2,7 +2,10 @@
 // bits, wrapping), mean (floating), amax, amin (every dtype; bool as its byte) over a set of dims
 // and argmax, argmin (numeric) over one dim or all elements (row-major index). One block per
 // output element (grid-stride over outputs); its threads stride over the reduced elements and
-// combine through block_reduce.
+// combine through block_reduce. When there are too few outputs to fill the device and many
+// elements each, the reduced range is split: a first pass leaves one partial per block in a
+// workspace, a second combines each output's partials (one block for a 16M-element sum took
+// 35 ms on an H200).
 #include <algorithm>
 #include <limits>
 #include <optional>
@@ -13,6 +16,7 @@
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "memory.h"
 
 namespace plexus::gpu {
 namespace {
@@ -93,19 +97,36 @@ struct ArgExtremeOp {
   __device__ int64_t finish(A a, int64_t) const { return a.i; }
 };
 
+// Folds this thread's elements begin + threadIdx.x, + blockDim.x, ... below
+// end into acc, in that order; four loads are issued before their combines so
+// that a thread keeps several reads in flight.
+template <typename Op, typename T>
+__device__ __forceinline__ typename Op::A fold(typename Op::A acc, const Op& op, const T* in,
+                                               const ReduceLayout& l, int64_t begin,
+                                               int64_t end) {
+  using C = compute_t<T>;
+  auto at = [&](int64_t r) { return C(in[offset_in(r, l.red.ndim, l.red.sizes, l.red.strides[0])]); };
+  const int64_t s = blockDim.x;
+  int64_t r = begin + threadIdx.x;
+  for (; r + 3 * s < end; r += 4 * s) {
+    C x0 = at(r), x1 = at(r + s), x2 = at(r + 2 * s), x3 = at(r + 3 * s);
+    acc = op.combine(acc, op.element(x0, r));
+    acc = op.combine(acc, op.element(x1, r + s));
+    acc = op.combine(acc, op.element(x2, r + 2 * s));
+    acc = op.combine(acc, op.element(x3, r + 3 * s));
+  }
+  for (; r < end; r += s) acc = op.combine(acc, op.element(at(r), r));
+  return acc;
+}
+
 // Op folds compute_t<T> values; the result is stored as Out.
 template <typename Op, typename T, typename Out>
 __global__ void reduce_kernel(ReduceLayout l, Op op) {
-  using C = compute_t<T>;
   auto combine = [op](typename Op::A a, typename Op::A b) { return op.combine(a, b); };
   for (int64_t o = blockIdx.x; o < l.kept.numel; o += gridDim.x) {
     const T* in =
         static_cast<const T*>(l.in) + offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[0]);
-    typename Op::A acc = op.identity();
-    for (int64_t r = threadIdx.x; r < l.red.numel; r += blockDim.x) {
-      const T& x = in[offset_in(r, l.red.ndim, l.red.sizes, l.red.strides[0])];
-      acc = op.combine(acc, op.element(C(x), r));
-    }
+    typename Op::A acc = fold(op.identity(), op, in, l, 0, l.red.numel);
     acc = block_reduce(acc, combine);
     if (threadIdx.x == 0)
       static_cast<Out*>(l.out)[offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[1])] =
@@ -132,10 +153,68 @@ ReduceLayout reduce_layout(const plexus_kernel_call& call, const plexus_tensor& 
   return l;
 }
 
+// First pass of a split reduction: block b reduces part b % splits of output
+// b / splits into partial[b].
+template <typename Op, typename T>
+__global__ void reduce_split_kernel(ReduceLayout l, Op op, int64_t splits,
+                                    typename Op::A* partial) {
+  auto combine = [op](typename Op::A a, typename Op::A b) { return op.combine(a, b); };
+  const int64_t chunk = (l.red.numel + splits - 1) / splits;
+  for (int64_t b = blockIdx.x; b < l.kept.numel * splits; b += gridDim.x) {
+    const int64_t o = b / splits, begin = (b % splits) * chunk;
+    const int64_t end = begin + chunk < l.red.numel ? begin + chunk : l.red.numel;
+    const T* in =
+        static_cast<const T*>(l.in) + offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[0]);
+    typename Op::A acc = fold(op.identity(), op, in, l, begin, end);
+    acc = block_reduce(acc, combine);
+    if (threadIdx.x == 0) partial[b] = acc;
+  }
+}
+
+// Second pass: each output's `splits` partials into its element of out.
+template <typename Op, typename Out>
+__global__ void reduce_partials_kernel(ReduceLayout l, Op op, int64_t splits,
+                                       const typename Op::A* partial) {
+  auto combine = [op](typename Op::A a, typename Op::A b) { return op.combine(a, b); };
+  for (int64_t o = blockIdx.x; o < l.kept.numel; o += gridDim.x) {
+    typename Op::A acc = op.identity();
+    for (int64_t s = threadIdx.x; s < splits; s += blockDim.x)
+      acc = op.combine(acc, partial[o * splits + s]);
+    acc = block_reduce(acc, combine);
+    if (threadIdx.x == 0)
+      static_cast<Out*>(l.out)[offset_in(o, l.kept.ndim, l.kept.sizes, l.kept.strides[1])] =
+          Out(op.finish(acc, l.red.numel));
+  }
+}
+
+// Blocks enough to fill every multiprocessor a few times over.
+int64_t target_blocks(int32_t device) {
+  return 8 * int64_t{backend().devices().multiprocessors(device)};
+}
+
 template <typename T, typename Out, typename Op>
 void run_reduce(const plexus_kernel_call& call, const ReduceLayout& l, Op op) {
   if (l.kept.numel == 0) return;
   unsigned threads = l.red.numel <= 32 ? 32 : (l.red.numel <= 1024 ? 128 : 256);
+  // Split when the outputs leave most of the device idle and each part still
+  // has at least 16 elements per thread.
+  constexpr int64_t kMinPart = 16 * 256;
+  int64_t want = target_blocks(call.device_index);
+  int64_t splits = std::min(l.red.numel / kMinPart, want / l.kept.numel);
+  if (l.kept.numel < want / 2 && splits >= 2) {
+    Workspace partial(call, size_t(l.kept.numel * splits) * sizeof(typename Op::A));
+    auto* A = partial.as<typename Op::A>();
+    unsigned blocks = unsigned(std::min<int64_t>(l.kept.numel * splits, 65535));
+    auto* first = &reduce_split_kernel<Op, T>;
+    PLEXUS_LAUNCH(first, blocks, 256, 0, stream_of(call), l, op, splits, A);
+    check_launch(call, "reduce_split_kernel");
+    unsigned second_threads = splits <= 32 ? 32 : (splits <= 128 ? 128 : 256);
+    auto* second = &reduce_partials_kernel<Op, Out>;
+    PLEXUS_LAUNCH(second, unsigned(std::min<int64_t>(l.kept.numel, 65535)), second_threads, 0,
+                  stream_of(call), l, op, splits, static_cast<const typename Op::A*>(A));
+    check_launch(call, "reduce_partials_kernel");
+    return;
+  }
   unsigned blocks = unsigned(std::min<int64_t>(l.kept.numel, 65535));
   auto* kernel = &reduce_kernel<Op, T, Out>;
   PLEXUS_LAUNCH(kernel, blocks, threads, 0, stream_of(call), l, op);

@@ -41,6 +41,23 @@ inline Rows rows_of(const plexus_kernel_call& call, const plexus_tensor& in,
   return r;
 }
 
+// A row kernel's thread keeps up to K of its row's elements in registers
+// when the row has at most K x blockDim.x of them (`cached`): element i =
+// threadIdx.x + k * blockDim.x is v[k]. for_row_elements calls f(i, x_i) for
+// this thread's elements, from v when cached, else read through at(i).
+template <int K, typename C, typename At, typename F>
+__device__ __forceinline__ void for_row_elements(bool cached, const C (&v)[K], int64_t n, At at,
+                                                 F f) {
+  if (cached) {
+    for (int k = 0; k < K; ++k) {
+      int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+      if (i < n) f(i, v[k]);
+    }
+  } else {
+    for (int64_t i = threadIdx.x; i < n; i += blockDim.x) f(i, at(i));
+  }
+}
+
 // Threads per row block: a warp for short rows, more for long ones.
 inline unsigned row_threads(int64_t n) {
   return n <= 32 ? 32 : (n <= 1024 ? 128 : 256);

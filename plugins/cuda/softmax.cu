@@ -13,34 +13,48 @@
 namespace plexus::gpu {
 namespace {
 
+// Elements a thread keeps in registers when its block's row fits: rows up to
+// kCached x the block's threads are read from memory once, not three times.
+constexpr int kCached = 8;
+
 // Stable softmax of T rows computed in C: the row's max is subtracted before
 // exponentiating.
 template <typename T>
 __global__ void softmax_kernel(Rows r, bool log) {
   using C = compute_t<T>;
   __shared__ C shared[2];
+  const bool cached = r.n <= int64_t(blockDim.x) * kCached;
   for (int64_t row = blockIdx.x; row < r.rows; row += gridDim.x) {
     const T* x =
         static_cast<const T*>(r.in) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_in);
     T* y = static_cast<T*>(r.out) + offset_in(row, r.outer_ndim, r.outer_sizes, r.outer_out);
+    auto at = [&](int64_t i) { return C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]); };
+    C v[kCached];
     C m = C(-INFINITY);
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      m = Max{}(m, C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]));
+    if (cached) {
+      for (int k = 0; k < kCached; ++k) {
+        int64_t i = threadIdx.x + int64_t(k) * blockDim.x;
+        v[k] = i < r.n ? at(i) : C(-INFINITY);
+        m = Max{}(m, v[k]);
+      }
+    } else {
+      for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) m = Max{}(m, at(i));
+    }
     m = block_reduce(m, Max{});
     if (threadIdx.x == 0) shared[0] = m;
     __syncthreads();
     m = shared[0];
     C s = C(0);
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x)
-      s += exp(C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - m);
+    for_row_elements(cached, v, r.n, at, [&](int64_t, C xi) { s += exp(xi - m); });
     s = block_reduce(s, Add{});
     if (threadIdx.x == 0) shared[1] = log ? C(::log(s)) : C(1) / s;
     __syncthreads();
-    C k = shared[1];
-    for (int64_t i = threadIdx.x; i < r.n; i += blockDim.x) {
-      C t = C(x[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_in)]) - m;
-      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = T(log ? t - k : exp(t) * k);
-    }
+    C k1 = shared[1];
+    auto store = [&](int64_t i, C xi) {
+      C t = xi - m;
+      y[offset_in(i, r.inner_ndim, r.inner_sizes, r.inner_out)] = T(log ? t - k1 : exp(t) * k1);
+    };
+    for_row_elements(cached, v, r.n, at, store);
     __syncthreads();  // shared is rewritten for the next row
   }
 }

@@ -9,14 +9,23 @@
 // both dims, a strided output), integer dtypes, empty products and a missing
 // libcublas go to the own tiled GEMM.
 //
-// Untested until a GPU is attached: this compiles here but cannot run.
+// Reductions stay in fp32 for float16 and bfloat16 (cuBLAS's
+// CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION, cuBLASLt's reduction
+// scheme mask): on an H200 the default split-K summed bfloat16 partial
+// products in bfloat16 and a 16x16x16 product was off by 2 ulp
+// (plugins/cuda/README.md). alpha = 0 goes to the own GEMM, which ignores
+// the product as PyTorch does; cuBLAS multiplies NaN and inf operands by 0.
+// So do float16 and bfloat16 addmm calls with a bias row (see addmm).
 #include <cublasLt.h>
 #include <cublas_v2.h>
 
 #include <algorithm>
+#include <cstdint>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "fast/fast.h"
@@ -45,6 +54,7 @@ struct Api {
   decltype(&cublasDestroy_v2) destroy = nullptr;
   decltype(&cublasSetStream_v2) set_stream = nullptr;
   decltype(&cublasSetWorkspace_v2) set_workspace = nullptr;
+  decltype(&cublasSetMathMode) set_math_mode = nullptr;
   decltype(&cublasGemmEx_64) gemm = nullptr;
   decltype(&cublasGemmStridedBatchedEx_64) gemm_batched = nullptr;
   decltype(&cublasGetStatusString) status_string = nullptr;
@@ -68,6 +78,7 @@ struct Api {
     bool ok = blas.bind(create, "cublasCreate_v2") && blas.bind(destroy, "cublasDestroy_v2") &&
               blas.bind(set_stream, "cublasSetStream_v2") &&
               blas.bind(set_workspace, "cublasSetWorkspace_v2") &&
+              blas.bind(set_math_mode, "cublasSetMathMode") &&
               blas.bind(gemm, "cublasGemmEx_64") &&
               blas.bind(gemm_batched, "cublasGemmStridedBatchedEx_64") &&
               blas.bind(status_string, "cublasGetStatusString");
@@ -98,6 +109,10 @@ struct State {
   std::once_flag once;
   Api* api = nullptr;  // null when cuBLAS could not be loaded
   HandlePool<Handles> handles;
+  // cuBLASLt's algorithm for each addmm configuration (its heuristics query
+  // costs more than a small product): key as built in addmm.
+  std::mutex algo_mutex;
+  std::map<std::vector<int64_t>, std::optional<cublasLtMatmulAlgo_t>> algos;
 };
 State* g_state = nullptr;
 
@@ -156,7 +171,10 @@ class Lease {
     Api& a = *g_state->api;
     Handles h;
     check_blas(a.create(&h.blas), call_, "cublasCreate");
-    cublasStatus_t s = a.lt_create(&h.lt);
+    cublasStatus_t s = a.set_math_mode(
+        h.blas, static_cast<cublasMath_t>(CUBLAS_DEFAULT_MATH |
+                                          CUBLAS_MATH_DISALLOW_REDUCED_PRECISION_REDUCTION));
+    if (s == CUBLAS_STATUS_SUCCESS) s = a.lt_create(&h.lt);
     if (s != CUBLAS_STATUS_SUCCESS) {
       a.destroy(h.blas);
       fail_blas(s, call_, "cublasLtCreate");
@@ -311,6 +329,7 @@ bool addmm(const plexus_kernel_call& call) {
   const plexus_tensor& self = args.tensor(0);
   const plexus_tensor& out = args.tensor(5);
   double beta = args.scalar(3).to_double(), alpha = args.scalar(4).to_double();
+  if (alpha == 0) return false;  // the product is ignored, NaNs and all: the own GEMM
   // beta 0 ignores self (even its NaNs); self being out is cuBLAS's own C.
   bool self_is_out = data_of(self) == data_of(out) && self.strides[0] == out.strides[0] &&
                      self.strides[1] == out.strides[1];
@@ -323,8 +342,13 @@ bool addmm(const plexus_kernel_call& call) {
   std::optional<Operand> a = operand(args.tensor(2), 0), b = operand(args.tensor(1), 0);
   std::optional<int64_t> ldd = output_ld(out, 0);
   bool bias = n > 1 && self.strides[0] == 0 && (p <= 1 || self.strides[1] == 1);
-  std::optional<int64_t> ldc = bias ? std::nullopt : output_ld(self, 0);
-  if (!a || !b || !ldd || (!bias && !ldc) || (bias && beta != 1)) return false;
+  std::optional<int64_t> self_ld = bias ? std::nullopt : output_ld(self, 0);
+  if (!a || !b || !ldd || (!bias && !self_ld) || (bias && beta != 1)) return false;
+  const int64_t ldc = bias ? *ldd : *self_ld;  // C is out itself under a bias epilogue
+  // cuBLASLt's bias epilogue in bfloat16 was 16 ulp off on an H200 where the
+  // bias cancels the product (it is added after a 16-bit rounding): float16
+  // and bfloat16 bias rows go to the own GEMM, which rounds once.
+  if (bias && (out.dtype == PLEXUS_DTYPE_F16 || out.dtype == PLEXUS_DTYPE_BF16)) return false;
   if (!api()) return false;
 
   gpuStream_t stream = stream_of(call);
@@ -346,21 +370,44 @@ bool addmm(const plexus_kernel_call& call) {
   layout(lt, &lt.la, ty->data, a->op, p, k, a->ld, call);
   layout(lt, &lt.lb, ty->data, b->op, k, n, b->ld, call);
   layout(lt, &lt.ld, ty->data, CUBLAS_OP_N, p, n, *ldd, call);
-  layout(lt, &lt.lc, ty->data, CUBLAS_OP_N, p, n, bias ? *ldd : *ldc, call);
+  layout(lt, &lt.lc, ty->data, CUBLAS_OP_N, p, n, ldc, call);
   check_blas(lt.a.pref_create(&lt.pref), call, "cublasLtMatmulPreferenceCreate");
   size_t ws = lease.workspace().size();
   check_blas(lt.a.pref_set(lt.pref, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)),
              call, "cublasLtMatmulPreferenceSetAttribute");
-  cublasLtMatmulHeuristicResult_t result{};
-  int found = 0;
-  check_blas(lt.a.heuristic(lease.handles().lt, lt.desc, lt.la, lt.lb, lt.lc, lt.ld, lt.pref, 1,
-                            &result, &found),
-             call, "cublasLtMatmulAlgoGetHeuristic");
-  if (found == 0) return false;  // no algorithm for this shape: the own GEMM
-  Scale al = scale(alpha), be = scale(bias ? 0.0 : beta);
+  // Split-K partial sums in the compute type (fp32), never in float16/bfloat16.
+  uint32_t schemes = CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE;
+  check_blas(lt.a.pref_set(lt.pref, CUBLASLT_MATMUL_PREF_REDUCTION_SCHEME_MASK, &schemes,
+                           sizeof(schemes)),
+             call, "cublasLtMatmulPreferenceSetAttribute (reduction scheme)");
+  // Everything the heuristics read: shapes, layouts, dtype, the epilogue and
+  // each pointer's alignment.
+  auto align = [](const void* ptr) { return int64_t(reinterpret_cast<uintptr_t>(ptr) % 256); };
   const void* c = bias ? static_cast<const void*>(data_of(out)) : data_of(self);
+  std::vector<int64_t> key{call.device_index, int64_t{out.dtype}, a->op, b->op, n, p, k, a->ld,
+                           b->ld, ldc, *ldd, bias, align(a->data), align(b->data),
+                           align(c), align(data_of(out)), align(bias_ptr)};
+  std::optional<cublasLtMatmulAlgo_t> algo;
+  bool known = false;
+  {
+    std::lock_guard<std::mutex> lock(g_state->algo_mutex);
+    auto it = g_state->algos.find(key);
+    if (it != g_state->algos.end()) known = true, algo = it->second;
+  }
+  if (!known) {
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    check_blas(lt.a.heuristic(lease.handles().lt, lt.desc, lt.la, lt.lb, lt.lc, lt.ld, lt.pref,
+                              1, &result, &found),
+               call, "cublasLtMatmulAlgoGetHeuristic");
+    if (found) algo = result.algo;
+    std::lock_guard<std::mutex> lock(g_state->algo_mutex);
+    g_state->algos.emplace(key, algo);
+  }
+  if (!algo) return false;  // no algorithm for this shape: the own GEMM
+  Scale al = scale(alpha), be = scale(bias ? 0.0 : beta);
   check_blas(lt.a.matmul(lease.handles().lt, lt.desc, al.ptr(*ty), a->data, lt.la, b->data, lt.lb,
-                         be.ptr(*ty), c, lt.lc, data_of(out), lt.ld, &result.algo,
+                         be.ptr(*ty), c, lt.lc, data_of(out), lt.ld, &*algo,
                          lease.workspace().get(), lease.workspace().size(), stream),
              call, "cublasLtMatmul");
   return true;

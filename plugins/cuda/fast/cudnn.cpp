@@ -1,19 +1,28 @@
 // cuDNN for conv2d.out (cudnnConvolutionForward, then cudnnAddTensor for the
-// bias) and max_pool2d.out (cudnnPoolingForward). Strided input and output
-// are passed as they are; a non-packed weight, dilated pooling, ceil_mode
-// windows cuDNN does not produce, integer dtypes, sizes beyond int and a
-// missing libcudnn go to the own kernels.
+// bias). Strided input and output are passed as they are; a non-packed
+// weight, integer dtypes, sizes beyond int, float16/bfloat16 with a bias and
+// a missing libcudnn go to the own kernels.
 //
 // fp32 convolutions run with CUDNN_FMA_MATH: no TF32, so results agree with
-// the other backends to fp32 rounding. Untested until a GPU is attached: this
-// compiles here but cannot run.
+// the other backends to fp32 rounding. The algorithm for a configuration is
+// chosen once (cuDNN's heuristics) and kept: the query costs far more than a
+// small convolution.
+//
+// What an H200 showed (2026-11-28, plugins/cuda/README.md): a separate bias
+// add rounds the convolution to float16/bfloat16 first, and where the bias
+// cancels most of it the error reached 30 ulp of the result: those calls use
+// the own kernel, which adds the bias before its one rounding. max_pool2d is
+// not cuDNN's: its max pooling starts from -FLT_MAX, so a window of -inf
+// gives -3.4e38 where PyTorch and every other backend give -inf.
 #include <cudnn.h>
 
 #include <algorithm>
 #include <climits>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "device.h"
 #include "fast/fast.h"
@@ -52,10 +61,6 @@ struct Api {
   decltype(&cudnnGetConvolutionForwardAlgorithm_v7) conv_algos = nullptr;
   decltype(&cudnnConvolutionForward) conv_forward = nullptr;
   decltype(&cudnnAddTensor) add_tensor = nullptr;
-  decltype(&cudnnCreatePoolingDescriptor) pool_create = nullptr;
-  decltype(&cudnnDestroyPoolingDescriptor) pool_destroy = nullptr;
-  decltype(&cudnnSetPooling2dDescriptor) pool_set = nullptr;
-  decltype(&cudnnPoolingForward) pool_forward = nullptr;
 
   // Binds every function; "" or why cuDNN cannot be used.
   std::string bind() {
@@ -76,11 +81,7 @@ struct Api {
               lib.bind(conv_math, "cudnnSetConvolutionMathType") &&
               lib.bind(conv_algos, "cudnnGetConvolutionForwardAlgorithm_v7") &&
               lib.bind(conv_forward, "cudnnConvolutionForward") &&
-              lib.bind(add_tensor, "cudnnAddTensor") &&
-              lib.bind(pool_create, "cudnnCreatePoolingDescriptor") &&
-              lib.bind(pool_destroy, "cudnnDestroyPoolingDescriptor") &&
-              lib.bind(pool_set, "cudnnSetPooling2dDescriptor") &&
-              lib.bind(pool_forward, "cudnnPoolingForward");
+              lib.bind(add_tensor, "cudnnAddTensor");
     return ok ? "" : lib.error();
   }
 };
@@ -90,6 +91,9 @@ struct State {
   std::once_flag once;
   Api* api = nullptr;  // null when cuDNN could not be loaded
   HandlePool<cudnnHandle_t> handles;
+  // The algorithm and workspace chosen for each configuration (algo_key).
+  std::mutex algo_mutex;
+  std::map<std::vector<int64_t>, std::pair<cudnnConvolutionFwdAlgo_t, size_t>> algos;
 };
 State* g_state = nullptr;
 
@@ -103,7 +107,7 @@ Api* api() {
     }
     delete a;
     sdk::log(g_state->host, PLEXUS_LOG_WARN,
-             "cuDNN not loaded (" + why + "): conv2d and max_pool2d use the own kernels");
+             "cuDNN not loaded (" + why + "): conv2d uses the own kernel");
   });
   return g_state->api;
 }
@@ -148,13 +152,11 @@ struct Descriptors {
   cudnnTensorDescriptor_t x = nullptr, y = nullptr, b = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
   cudnnConvolutionDescriptor_t conv = nullptr;
-  cudnnPoolingDescriptor_t pool = nullptr;
   ~Descriptors() {
     for (auto t : {x, y, b})
       if (t) a.tensor_destroy(t);
     if (w) a.filter_destroy(w);
     if (conv) a.conv_destroy(conv);
-    if (pool) a.pool_destroy(pool);
   }
 };
 
@@ -232,16 +234,56 @@ struct Scales {
   }
 };
 
-// The fastest forward algorithm within kMaxWorkspace, and its workspace size.
+// What decides the algorithm: device, dtype, every size and stride, and the
+// convolution's parameters.
+std::vector<int64_t> algo_key(const plexus_kernel_call& call, const plexus_tensor& x,
+                              const plexus_tensor& w, const plexus_tensor& y,
+                              const std::vector<int64_t>& params) {
+  std::vector<int64_t> k{call.device_index, int64_t{y.dtype}};
+  for (const plexus_tensor* t : {&x, &w, &y})
+    for (int d = 0; d < 4; ++d) k.insert(k.end(), {t->sizes[d], t->strides[d]});
+  k.insert(k.end(), params.begin(), params.end());
+  return k;
+}
+
+const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "IMPLICIT_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "IMPLICIT_PRECOMP_GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "GEMM";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "DIRECT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "FFT";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "FFT_TILING";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "WINOGRAD";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "WINOGRAD_NONFUSED";
+    default: return "?";
+  }
+}
+
+// The fastest forward algorithm within kMaxWorkspace by cuDNN's heuristics,
+// and its workspace size; asked once per configuration.
 std::optional<std::pair<cudnnConvolutionFwdAlgo_t, size_t>> pick_algorithm(
-    Descriptors& d, cudnnHandle_t h, const plexus_kernel_call& call) {
+    Descriptors& d, cudnnHandle_t h, const plexus_kernel_call& call,
+    const std::vector<int64_t>& key) {
+  {
+    std::lock_guard<std::mutex> lock(g_state->algo_mutex);
+    auto it = g_state->algos.find(key);
+    if (it != g_state->algos.end()) return it->second;
+  }
   cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
   int n = 0;
   check_dnn(d.a.conv_algos(h, d.x, d.w, d.conv, d.y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, perf),
             call, "cudnnGetConvolutionForwardAlgorithm_v7");
   for (int i = 0; i < n; ++i)
-    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace)
-      return std::make_pair(perf[i].algo, perf[i].memory);
+    if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= kMaxWorkspace) {
+      auto choice = std::make_pair(perf[i].algo, perf[i].memory);
+      sdk::log(g_state->host, PLEXUS_LOG_DEBUG,
+               std::string("cuDNN conv2d: ") + algo_name(choice.first) + " with a " +
+                   std::to_string(choice.second) + "-byte workspace for a new configuration");
+      std::lock_guard<std::mutex> lock(g_state->algo_mutex);
+      g_state->algos.emplace(key, choice);
+      return choice;
+    }
   return std::nullopt;
 }
 
@@ -257,6 +299,8 @@ bool conv2d(const plexus_kernel_call& call) {
   std::optional<cudnnDataType_t> type = data_type(y.dtype);
   if (!type || !fits(x) || !fits(w) || !fits(y) || (bias && !fits(*bias)) || !packed(w))
     return false;
+  // A separate bias add would round twice (the file's comment): the own kernel.
+  if (bias && (*type == CUDNN_DATA_HALF || *type == CUDNN_DATA_BFLOAT16)) return false;
   for (int k = 0; k < 2; ++k)
     if (!fits_int(stride[k]) || !fits_int(padding[k]) || !fits_int(dilation[k])) return false;
   if (!fits_int(groups)) return false;
@@ -283,7 +327,10 @@ bool conv2d(const plexus_kernel_call& call) {
   bool reduced = *type == CUDNN_DATA_HALF || *type == CUDNN_DATA_BFLOAT16;
   check_dnn(d.a.conv_math(d.conv, reduced ? CUDNN_TENSOR_OP_MATH : CUDNN_FMA_MATH), call,
             "cudnnSetConvolutionMathType");
-  auto algo = pick_algorithm(d, h.get(), call);
+  auto algo = pick_algorithm(d, h.get(), call,
+                             algo_key(call, x, w, y,
+                                      {stride[0], stride[1], padding[0], padding[1], dilation[0],
+                                       dilation[1], groups}));
   if (!algo) return false;
   Workspace ws(call, algo->second);
   Scales s;
@@ -304,43 +351,6 @@ bool conv2d(const plexus_kernel_call& call) {
   return true;
 }
 
-// max_pool2d.out(self, kernel_size, stride, padding, dilation, ceil_mode, out)
-bool max_pool2d(const plexus_kernel_call& call) {
-  sdk::Args args(call);
-  const plexus_tensor& x = args.tensor(0);
-  auto kernel = args.int_list(1), stride = args.int_list(2), padding = args.int_list(3),
-       dilation = args.int_list(4);
-  const plexus_tensor& y = args.tensor(6);
-  std::optional<cudnnDataType_t> type = data_type(y.dtype);
-  if (!type || !fits(x) || !fits(y) || dilation[0] != 1 || dilation[1] != 1) return false;
-  for (int k = 0; k < 2; ++k) {
-    if (!fits_int(kernel[k]) || !fits_int(stride[k]) || !fits_int(padding[k])) return false;
-    // cuDNN makes floor-mode windows only; a ceil_mode extra window goes to the own kernel.
-    if (y.sizes[2 + k] != (x.sizes[2 + k] + 2 * padding[k] - kernel[k]) / stride[k] + 1)
-      return false;
-  }
-  for (int k = 0; k < 4; ++k)
-    if (x.sizes[k] == 0 || y.sizes[k] == 0) return false;
-  if (!api()) return false;
-
-  gpuStream_t stream = stream_of(call);
-  Lease h(call, stream);
-  Descriptors d{*g_state->api};
-  describe4d(d, &d.x, *type, x, call);
-  describe4d(d, &d.y, *type, y, call);
-  check_dnn(d.a.pool_create(&d.pool), call, "cudnnCreatePoolingDescriptor");
-  auto i = [](int64_t v) { return static_cast<int>(v); };
-  // Max pooling treats padding as -inf, and NaN propagates, as PyTorch's does.
-  check_dnn(d.a.pool_set(d.pool, CUDNN_POOLING_MAX, CUDNN_PROPAGATE_NAN, i(kernel[0]), i(kernel[1]),
-                         i(padding[0]), i(padding[1]), i(stride[0]), i(stride[1])),
-            call, "cudnnSetPooling2dDescriptor");
-  Scales s;
-  check_dnn(d.a.pool_forward(h.get(), d.pool, s.one(*type), d.x, data_of(x), s.zero(*type), d.y,
-                             mutable_data_of(y)),
-            call, "cudnnPoolingForward");
-  return true;
-}
-
 constexpr uint32_t kDnnDTypes =
     PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64) |
     PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_BF16);
@@ -351,7 +361,6 @@ void install_cudnn(const plexus_host_api* host) {
   g_state = new State;
   g_state->host = host;
   claim({"conv2d.out", kDnnDTypes, conv2d});
-  claim({"max_pool2d.out", kDnnDTypes, max_pool2d});
 }
 
 void remove_cudnn() {

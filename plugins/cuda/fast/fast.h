@@ -10,7 +10,7 @@ namespace plexus::gpu {
 // cublas.cpp: mm.out, bmm.out, addmm.out. cuBLAS itself loads on first use.
 void install_cublas(const plexus_host_api* host);
 void remove_cublas();
-// cudnn.cpp: conv2d.out, max_pool2d.out. cuDNN itself loads on first use.
+// cudnn.cpp: conv2d.out. cuDNN itself loads on first use.
 void install_cudnn(const plexus_host_api* host);
 void remove_cudnn();
 

@@ -53,6 +53,7 @@ void softmax_cases(CaseSet& set, bool log) {
   add("4d_dim1", {2, 3, 4, 5}, 1);
   add("prime_2d", {13, 17}, 1);
   add("long_row", {3, 1031}, 1);
+  add("longer_row", {2, 2500}, 1);  // past what a GPU block keeps in registers
   add("large", {127, 1031}, -1);
   add("transposed", {13, 17}, 1, Transposed).out_layout = Transposed;
   add("transposed_dim0", {13, 17}, 0, Transposed);
@@ -141,6 +142,7 @@ void softmax_backward_cases(CaseSet& set, bool log) {
   }
   add("prime_2d", {13, 17}, 1);
   add("long_row", {3, 1031}, 1);
+  add("longer_row", {2, 2500}, 1);  // past what a GPU block keeps in registers
   add("large", {127, 1031}, -1);
   add("transposed", {13, 17}, 1, Transposed).out_layout = Transposed;
   add("transposed_dim0", {13, 17}, 0, Transposed);
