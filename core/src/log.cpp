@@ -46,18 +46,21 @@ void set_level(spdlog::level::level_enum level) {
   for (auto& [name, logger] : l.all) logger->set_level(level);
 }
 
+const std::vector<std::string>& level_names() {
+  static const std::vector<std::string> names = {"trace", "debug",    "info", "warn",
+                                                 "error", "critical", "off"};
+  return names;
+}
+
 spdlog::level::level_enum parse_level(std::string_view text) {
-  static constexpr std::pair<std::string_view, spdlog::level::level_enum> kLevels[] = {
-      {"trace", spdlog::level::trace},       {"debug", spdlog::level::debug},
-      {"info", spdlog::level::info},         {"warn", spdlog::level::warn},
-      {"warning", spdlog::level::warn},      {"error", spdlog::level::err},
-      {"critical", spdlog::level::critical}, {"off", spdlog::level::off}};
-  for (auto& [name, level] : kLevels)
-    if (name == text) return level;
-  fail(
-      ErrorCode::InvalidArgument,
-      "log level '{}' is not known: expected one of trace, debug, info, warn, error, critical, off",
-      text);
+  static constexpr spdlog::level::level_enum kLevels[] = {
+      spdlog::level::trace, spdlog::level::debug,    spdlog::level::info, spdlog::level::warn,
+      spdlog::level::err,   spdlog::level::critical, spdlog::level::off};
+  const std::vector<std::string>& names = level_names();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (names[i] == text) return kLevels[i];
+  fail(ErrorCode::InvalidArgument, "log level '{}' is not known: expected one of {}", text,
+       fmt::join(names, ", "));
 }
 
 spdlog::level::level_enum default_level() {
@@ -67,8 +70,8 @@ spdlog::level::level_enum default_level() {
     } catch (const Error&) {
       // An unusable level must not stop the program; say so once on stderr.
       fprintf(stderr,
-              "plexus: ignoring PLEXUS_LOG_LEVEL='%s' (expected trace, debug, info, "
-              "warn, error, critical or off)\n",
+              "plexus: PLEXUS_LOG_LEVEL='%s' is not a log level (trace, debug, info, warn, "
+              "error, critical or off): logging at warn; opening a Runtime fails on it\n",
               v->c_str());
     }
   }

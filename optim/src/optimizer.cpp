@@ -2,6 +2,9 @@
 // PerTensor path; the others are in fused_step.cpp).
 #include "plexus/optim.h"
 
+#include <fmt/format.h>
+
+#include <algorithm>
 #include <cmath>
 #include <set>
 
@@ -9,6 +12,8 @@
 #include "plexus/error.h"
 #include "plexus/factories.h"
 #include "plexus/ops.h"
+#include "plexus/safetensors.h"
+#include "plexus/shape.h"
 
 namespace plexus::optim {
 
@@ -35,8 +40,74 @@ void Optimizer::zero_grad(bool set_to_none) {
 
 std::map<std::string, Tensor> Optimizer::state_dict() const {
   std::map<std::string, Tensor> out;
-  for (const auto& [key, t] : state_) out.emplace(key, t.detach());
+  for (const auto& [key, t] : state_)
+    if (t.defined()) out.emplace(key, t.detach());
   return out;
+}
+
+void Optimizer::load_state_dict(const std::map<std::string, Tensor>& state, bool strict) {
+  const std::vector<std::string> keys = state_keys();
+  // Each entry as (parameter index, key); parameter names may hold dots.
+  std::map<size_t, std::map<std::string, const Tensor*>> found;
+  std::vector<std::string> unexpected, misshaped, incomplete;
+  for (const auto& [entry, value] : state) {
+    bool matched = false;
+    for (size_t i = 0; i < params_.size() && !matched; ++i) {
+      const auto& [name, p] = params_[i];
+      if (entry.size() <= name.size() + 1 || entry.compare(0, name.size(), name) != 0 ||
+          entry[name.size()] != '.')
+        continue;
+      std::string key = entry.substr(name.size() + 1);
+      if (std::find(keys.begin(), keys.end(), key) == keys.end()) continue;
+      matched = true;
+      bool shape_ok = value.defined() && (key == "step" ? value.numel() == 1
+                                                        : std::ranges::equal(value.sizes(), p.sizes()));
+      if (!shape_ok) {
+        misshaped.push_back(fmt::format("{} ({}, parameter {})", entry,
+                                        value.defined() ? shape_str(value.sizes()) : "undefined",
+                                        key == "step" ? "one element" : shape_str(p.sizes())));
+      } else if (key == "step") {
+        const double n = value.reshape({}).item<double>();
+        if (!(n >= 0 && n == std::floor(n)))
+          misshaped.push_back(fmt::format("{} ({}, expected a whole number of steps)", entry, n));
+      }
+      found[i][key] = &value;
+    }
+    if (!matched) unexpected.push_back(entry);
+  }
+  for (const auto& [i, entries] : found)
+    for (const std::string& key : keys)
+      if (!entries.count(key)) incomplete.push_back(params_[i].first + "." + key);
+  const bool bad = !misshaped.empty() || !incomplete.empty() || (strict && !unexpected.empty());
+  PLEXUS_CHECK(!bad, ErrorCode::InvalidArgument,
+               "optimizer load_state_dict: unexpected keys [{}]; missing from a parameter's "
+               "state [{}]; mis-shaped [{}]; this optimizer keeps [{}] per parameter; nothing "
+               "was loaded",
+               fmt::join(unexpected, ", "), fmt::join(incomplete, ", "),
+               fmt::join(misshaped, ", "), fmt::join(keys, ", "));
+  NoGradGuard no_grad;
+  for (const auto& [i, entries] : found)
+    for (const auto& [key, value] : entries)
+      set_state(params_[i].first, params_[i].second, key, *value);
+}
+
+void Optimizer::set_state(const std::string& name, const Tensor& p, const std::string& key,
+                          const Tensor& value) {
+  Tensor& t = state(name, key);
+  Tensor v = value.to(p.device(), p.dtype());
+  if (t.defined() && std::ranges::equal(t.sizes(), v.sizes()) && t.dtype() == v.dtype() &&
+      t.device() == v.device())
+    t.copy_(v);
+  else
+    t = v.clone();
+}
+
+void Optimizer::save(const std::filesystem::path& file) const {
+  save_safetensors(file, state_dict());
+}
+
+void Optimizer::load(const std::filesystem::path& file, bool strict) {
+  load_state_dict(load_safetensors(file).tensors, strict);
 }
 
 Tensor& Optimizer::state(const std::string& name, const std::string& key) {
@@ -66,6 +137,11 @@ void SGD::set_lr(double lr) {
   check_rate("SGD", lr);
   o_.lr = lr;
   if (lr_.defined()) lr_.fill_(lr);  // List and Fused read it
+}
+
+std::vector<std::string> SGD::state_keys() const {
+  if (o_.momentum == 0) return {};
+  return {"momentum_buffer"};
 }
 
 void SGD::step() {
@@ -99,12 +175,44 @@ Adam::Adam(NamedParameters params, AdamOptions o) : Optimizer(std::move(params))
 }
 
 int64_t Adam::steps(const std::string& name) const {
-  if (o_.capturable || (o_.path != UpdatePath::PerTensor && !o_.amsgrad)) {
+  if (o_.capturable || fused()) {
     auto it = state_.find(name + ".step");
     return it == state_.end() ? 0 : static_cast<int64_t>(it->second.item<double>());
   }
   auto it = step_.find(name);
   return it == step_.end() ? 0 : it->second;
+}
+
+std::vector<std::string> Adam::state_keys() const {
+  std::vector<std::string> keys{"step", "exp_avg", "exp_avg_sq"};
+  if (o_.amsgrad) keys.push_back("max_exp_avg_sq");
+  return keys;
+}
+
+std::map<std::string, Tensor> Adam::state_dict() const {
+  std::map<std::string, Tensor> out = Optimizer::state_dict();
+  // The plain per-tensor path counts steps on the host: saved as PyTorch
+  // saves a step, a 0-d float32 tensor.
+  for (const auto& [name, n] : step_)
+    out.emplace(name + ".step", full({}, static_cast<double>(n), {DType::F32, Device()}));
+  return out;
+}
+
+void Adam::set_state(const std::string& name, const Tensor& p, const std::string& key,
+                     const Tensor& value) {
+  if (key != "step") return Optimizer::set_state(name, p, key, value);
+  const double n = value.reshape({}).item<double>();  // checked by load_state_dict
+  if (!fused() && !o_.capturable) {
+    step_[name] = static_cast<int64_t>(n);
+    return;
+  }
+  // Where the fused and capturable paths keep the count (fused_step.cpp, step_capturable).
+  Tensor& t = state(name, "step");
+  DType dtype = fused() ? DType::F32 : p.dtype();
+  if (t.defined() && t.dtype() == dtype && t.device() == p.device())
+    t.fill_(n);
+  else
+    t = full({}, n, {dtype, p.device()});
 }
 
 void Adam::set_lr(double lr) {
@@ -156,7 +264,7 @@ void Adam::step_capturable() {
 }
 
 void Adam::step() {
-  if (o_.path != UpdatePath::PerTensor && !o_.amsgrad) return step_fused();
+  if (fused()) return step_fused();
   if (o_.capturable) return step_capturable();
   NoGradGuard no_grad;
   for (const auto& [name, p] : params_) {

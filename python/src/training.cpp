@@ -115,6 +115,12 @@ void bind_training(py::module_& m) {
       })
       .def("zero_grad", &optim::Optimizer::zero_grad, py::arg("set_to_none") = true)
       .def("state_dict", &optim::Optimizer::state_dict)
+      .def("load_state_dict", &optim::Optimizer::load_state_dict, py::arg("state"),
+           py::arg("strict") = true)
+      .def("save", [](const optim::Optimizer& o, const std::string& file) { o.save(file); })
+      .def("load", [](optim::Optimizer& o, const std::string& file, bool strict) {
+             o.load(file, strict);
+           }, py::arg("file"), py::arg("strict") = true)
       .def_property("lr", &optim::Optimizer::lr, &optim::Optimizer::set_lr);
   py::class_<optim::SGD, optim::Optimizer>(optim, "SGD")
       .def(py::init([](py::iterable params, double lr, double momentum, double dampening,

@@ -196,3 +196,35 @@ def test_lr_schedulers_follow_torch():
             sched.step()
             tsched.step()
         assert sched.last_epoch == tsched.last_epoch == 20
+
+
+def test_optimizer_state_saves_and_resumes(tmp_path):
+    def steps(model, opt, data, n):
+        for _ in range(n):
+            loss = px.mse_loss(model(px.randn(8, 10, generator=data)),
+                               px.randn(8, 1, generator=data))
+            opt.zero_grad()
+            loss.backward()
+            opt.step()
+
+    whole = SimpleNN(px.Generator(6))
+    whole_opt = px.optim.Adam(list(whole.named_parameters()), lr=1e-2)
+    steps(whole, whole_opt, px.Generator(7), 6)
+
+    first = SimpleNN(px.Generator(6))
+    first_opt = px.optim.Adam(list(first.named_parameters()), lr=1e-2)
+    data = px.Generator(7)
+    steps(first, first_opt, data, 3)
+    px.save_safetensors(str(tmp_path / "model.safetensors"), dict(first.state_dict()))
+    first_opt.save(str(tmp_path / "optim.safetensors"))
+    assert "fc1.weight.exp_avg" in first_opt.state_dict()
+
+    resumed = SimpleNN(px.Generator(8))
+    resumed.load_state_dict(px.load_safetensors(str(tmp_path / "model.safetensors")))
+    resumed_opt = px.optim.Adam(list(resumed.named_parameters()), lr=1e-2)
+    resumed_opt.load(str(tmp_path / "optim.safetensors"))
+    steps(resumed, resumed_opt, data, 3)
+    np.testing.assert_array_equal(resumed.fc2.weight.detach().numpy(),
+                                  whole.fc2.weight.detach().numpy())
+    with pytest.raises(ValueError, match="unexpected keys"):
+        resumed_opt.load_state_dict({"fc7.weight.exp_avg": px.zeros(2)})

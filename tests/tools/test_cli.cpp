@@ -117,6 +117,27 @@ TEST_CASE("plexus devices prints a table") {
   CHECK_THAT(r.out, Catch::StartsWith("DEVICE") && Catch::Contains("\ncpu "));
 }
 
+#ifdef PLEXUS_CLI_PATH
+TEST_CASE("plexus devices marks the device the config chooses, or says why none is") {
+  Run r = run("devices");
+  REQUIRE(r.status == 0);
+  CHECK_THAT(r.out, Catch::Contains("\ncpu *") &&
+                        Catch::Contains("* the device the config chooses"));
+  Run j = run("devices --json");
+  REQUIRE(j.status == 0);
+  CHECK(nlohmann::json::parse(j.out)["chosen_device"] == "cpu");
+
+  const std::string cli = std::string("PLEXUS_DEVICE=cpu:7 ") + PLEXUS_CLI_PATH;
+  Run none = run_command(cli + " devices");
+  REQUIRE(none.status == 0);
+  CHECK_THAT(none.out, Catch::Contains("no device is chosen: device cpu:7") &&
+                           !Catch::Contains(" *"));
+  auto doc = nlohmann::json::parse(run_command(cli + " devices --json").out);
+  CHECK(doc["chosen_device"].is_null());
+  CHECK_THAT(doc["no_device_chosen"].get<std::string>(), Catch::Contains("cpu:7"));
+}
+#endif
+
 TEST_CASE("plexus ops --json holds every op with a schema that names it") {
   Run r = run("ops --json");
   REQUIRE(r.status == 0);

@@ -189,4 +189,48 @@ TEST_CASE("plexus doctor prints the runtime's choice and why the others lost") {
                              "plugin named 'ghost' was found; its options are unused\n"));
   CHECK_THAT(g.out, Contains("\n1 config warning(s); see above.\n"));
 }
+
+TEST_CASE("plexus doctor --json and config show --json hold the text reports' facts") {
+  plexus::testing::CleanConfigEnv env;
+  ScratchDir dir;
+  std::string file = dir.write("plexus.toml", fixture_config("device = \"fixture_dev_a:1\""));
+  Run r = cli("--config " + file + " doctor --json");
+  REQUIRE(r.status == 0);
+  auto doc = nlohmann::json::parse(r.out);
+  CHECK(doc["config"]["file"] == file);
+  CHECK(doc["device"]["chosen"] == "fixture_dev_a:1");
+  CHECK(doc["device"]["candidates"][0]["name"] == "fixture_dev_a:1");
+  CHECK(doc["device"]["candidates"][0]["state"] == "chosen");
+  CHECK_THAT(doc["device"]["candidates"][0]["reason"].get<std::string>(),
+             Contains("runtime.device"));
+  bool fixture_ok = false;
+  for (auto& p : doc["plugins"])
+    if (p["name"] == "fixture_ok") {
+      fixture_ok = true;
+      CHECK(p["state"] == "loaded");
+      CHECK(p["device_types"][0]["devices"] == 0);
+      CHECK_THAT(p["device_types"][0]["reason"].get<std::string>(),
+                 Contains("fixture hardware is not present"));
+    }
+  CHECK(fixture_ok);
+  CHECK(doc["search_path"].size() >= 1);
+
+  std::string unavailable = dir.write("u.toml", fixture_config("device = \"fixture_dev_a:7\""));
+  auto u = nlohmann::json::parse(cli("doctor --json --config " + unavailable).out);
+  CHECK(u["device"]["chosen"].is_null());
+  CHECK_THAT(u["device"]["error"].get<std::string>(), Contains("index 7 is out of range"));
+
+  Run show = cli("config show --json --config " + file);
+  REQUIRE(show.status == 0);
+  auto entries = nlohmann::json::parse(show.out);
+  CHECK(entries["file"] == file);
+  bool device_row = false;
+  for (auto& e : entries["entries"])
+    if (e["key"] == "runtime.device") {
+      device_row = true;
+      CHECK(e["value"] == "\"fixture_dev_a:1\"");
+      CHECK(e["from"] == file + ":6:1");
+    }
+  CHECK(device_row);
+}
 #endif

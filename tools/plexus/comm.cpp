@@ -22,4 +22,12 @@ std::vector<CommLine> comm_backend_lines() {
   return out;
 }
 
+nlohmann::json comm_backends_json() {
+  nlohmann::json comm = nlohmann::json::array();
+  for (const CommLine& c : comm_backend_lines())
+    comm.push_back({{"name", c.name}, {"available", c.available}, {"detail", c.detail},
+                    {"serves", c.serves}});
+  return comm;
+}
+
 }  // namespace plexus::cli

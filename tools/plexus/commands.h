@@ -1,6 +1,8 @@
 // The subcommands of the plexus CLI; each prints to stdout and returns an exit code.
 #pragma once
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <vector>
 
@@ -11,11 +13,11 @@ namespace plexus::cli {
 int devices(bool json, const std::string& config_path);
 // `plexus doctor`: the config, the plugin search path, what happened to each
 // plugin, and the device the Runtime chooses with its explanation.
-int doctor(const std::string& config_path);
+int doctor(const std::string& config_path, bool json);
 // `plexus config check FILE`: "ok" and the keys set, or every error with its file:line.
 int config_check(const std::string& file);
 // `plexus config show`: every config key, its value and where it came from.
-int config_show(const std::string& config_path);
+int config_show(const std::string& config_path, bool json);
 // `plexus ops`: the coverage matrix op x backend of the plugins the config
 // loads; with names, those ops' schemas and kernels; `schemas`: every schema
 // with its kernels; `json`: all of it.
@@ -35,5 +37,7 @@ struct CommLine {
   std::string detail, serves;
 };
 std::vector<CommLine> comm_backend_lines();
+// The same as JSON: a list of {"name", "available", "detail", "serves"}.
+nlohmann::json comm_backends_json();
 
 }  // namespace plexus::cli

@@ -1,10 +1,12 @@
-// `plexus config check FILE` and `plexus config show`: is a plexus.toml valid,
-// and what configuration applies here, key by key, with where each value came from.
+// `plexus config check FILE` and `plexus config show [--json]`: is a plexus.toml
+// valid, and what configuration applies here, key by key, with where each value
+// came from.
 #include "plexus/config.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <nlohmann/json.hpp>
 
 #include "commands.h"
 #include "plexus/error.h"
@@ -27,8 +29,17 @@ int config_check(const std::string& file) {
   return 0;
 }
 
-int config_show(const std::string& config_path) {
+int config_show(const std::string& config_path, bool json) {
   Config c = load_config(config_path);
+  if (json) {
+    nlohmann::json entries = nlohmann::json::array();
+    for (const ConfigEntry& e : config_entries(c))
+      entries.push_back({{"key", e.key}, {"value", e.value}, {"from", e.origin.str()}});
+    nlohmann::json doc{{"file", c.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(c.path)},
+                       {"entries", entries}};
+    fmt::print("{}\n", doc.dump(2));
+    return 0;
+  }
   if (c.path.empty())
     fmt::print(
         "config file: none found (looked for --config, PLEXUS_CONFIG, ./plexus.toml, "

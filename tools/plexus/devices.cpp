@@ -1,6 +1,7 @@
 #include <fmt/format.h>
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "commands.h"
@@ -8,6 +9,7 @@
 #include "plexus/device_backend.h"
 #include "plexus/dispatcher.h"
 #include "plexus/plugins.h"
+#include "plexus/runtime.h"
 
 namespace plexus::cli {
 namespace {
@@ -46,8 +48,21 @@ std::string no_devices_reason(DeviceType slot) {
 
 int devices(bool json, const std::string& config_path) {
   Dispatcher::get();
-  // The config's plugin paths, allow/deny lists, trust settings and plugin options apply.
-  std::vector<PluginRecord> plugins = load_plugins(load_config(config_path).plugin_load_options());
+  // A Runtime, so the config's plugin paths, allow/deny lists, trust settings
+  // and plugin options apply and the device it chooses is marked; when it
+  // cannot choose one, the plugins alone, and the reason.
+  std::optional<Runtime> rt;
+  std::string chosen, no_choice;
+  std::vector<PluginRecord> plugins;
+  try {
+    rt.emplace(RuntimeOptions{config_path});
+    plugins = rt->plugins();
+    chosen = rt->device().str();
+  } catch (const Error& e) {
+    if (e.code() != ErrorCode::NotFound) throw;  // a bad config stops here, as before
+    no_choice = e.message();
+    plugins = load_plugins(load_config(config_path).plugin_load_options());
+  }
   // The cpu's host memory belongs to the core; it is listed even before a cpu plugin.
   nlohmann::json core = {{"name", "core"},        {"path", ""},
                          {"status", "loaded"},    {"reason", ""},
@@ -68,26 +83,32 @@ int devices(bool json, const std::string& config_path) {
                     {"status", plugin_state_name(p.state)},         {"reason", reason},
                     {"abi", p.abi},        {"version", p.version},  {"devices", devs}});
   }
-  nlohmann::json comm = nlohmann::json::array();
-  for (const CommLine& c : comm_backend_lines())
-    comm.push_back({{"name", c.name}, {"available", c.available}, {"detail", c.detail},
-                    {"serves", c.serves}});
+  nlohmann::json comm = comm_backends_json();
   if (json) {
-    fmt::print("{}\n",
-               nlohmann::json{{"host", core}, {"plugins", list}, {"comm_backends", comm}}.dump(2));
+    nlohmann::json doc{{"host", core}, {"plugins", list}, {"comm_backends", comm}};
+    // The device plexus.toml (or the defaults) chooses; null, with the reason, when none.
+    doc["chosen_device"] = chosen.empty() ? nlohmann::json(nullptr) : nlohmann::json(chosen);
+    if (!no_choice.empty()) doc["no_device_chosen"] = no_choice;
+    fmt::print("{}\n", doc.dump(2));
     return 0;
   }
   fmt::print("{:<12} {:<12} {:<10} {}\n", "DEVICE", "TYPE", "MEMORY", "NAME");
   std::set<std::string> shown;  // the cpu is the core's and maybe a plugin's: list it once
   auto print_devices = [&](const nlohmann::json& devs) {
-    for (auto& d : devs)
-      if (shown.insert(d["device"].get<std::string>()).second)
-        fmt::print("{:<12} {:<12} {:<10} {}\n", d["device"].get<std::string>(),
-                 d["type"].get<std::string>(), gib(d["memory_bytes"].get<size_t>()),
-                 d["name"].get<std::string>());
+    for (auto& d : devs) {
+      std::string device = d["device"];
+      if (shown.insert(device).second)
+        fmt::print("{:<12} {:<12} {:<10} {}\n", device == chosen ? device + " *" : device,
+                   d["type"].get<std::string>(), gib(d["memory_bytes"].get<size_t>()),
+                   d["name"].get<std::string>());
+    }
   };
   print_devices(core["devices"]);
   for (auto& p : list) print_devices(p["devices"]);
+  if (!chosen.empty())
+    fmt::print("* the device the config chooses (plexus doctor says why)\n");
+  else
+    fmt::print("no device is chosen: {}\n", no_choice);
   size_t w = 12;
   for (auto& p : list) w = std::max(w, p["name"].get<std::string>().size() + 1);
   if (!list.empty()) fmt::print("\n{:<{}} {:<9} {}\n", "PLUGIN", w, "STATUS", "DETAIL");

@@ -1,6 +1,9 @@
 // `plexus doctor`: which config applies, where plexus looked for plugins and
-// what became of each, and which device the Runtime chooses and why, in plain words.
+// what became of each, and which device the Runtime chooses and why, in plain
+// words, or (--json) the same facts for machines.
 #include <fmt/format.h>
+
+#include <nlohmann/json.hpp>
 
 #include <filesystem>
 #include <optional>
@@ -47,8 +50,74 @@ bool print_device(const std::optional<Runtime>& rt, const std::string& error) {
 
 }  // namespace
 
-int doctor(const std::string& config_path) {
+// --json: the facts of the text report, as data.
+int doctor_json(const std::string& config_path) {
+  nlohmann::json doc;
+  Config config;
+  try {
+    config = load_config(config_path);
+  } catch (const Error& e) {
+    doc["config"] = {{"file", nullptr}, {"error", e.message()}};
+    fmt::print("{}\n", doc.dump(2));
+    return 1;
+  }
+  doc["config"] = {{"file", config.path.empty() ? nlohmann::json(nullptr) : nlohmann::json(config.path)},
+                   {"error", nullptr}};
+  nlohmann::json search = nlohmann::json::array();
+  for (const std::string& dir : plugin_search_path(config.plugin_load_options())) {
+    std::error_code ec;
+    search.push_back({{"path", dir}, {"exists", std::filesystem::is_directory(dir, ec)}});
+  }
+  doc["search_path"] = search;
+  std::optional<Runtime> rt;
+  std::string device_error;
+  std::vector<PluginRecord> plugins;
+  try {
+    rt.emplace(RuntimeOptions{config_path});
+    plugins = rt->plugins();
+  } catch (const Error& e) {
+    device_error = e.message();
+    plugins = load_plugins(config.plugin_load_options());
+  }
+  nlohmann::json list = nlohmann::json::array();
+  for (const PluginRecord& p : plugins) {
+    nlohmann::json types = nlohmann::json::array();
+    if (p.state == PluginRecord::State::Loaded)
+      for (const std::string& type : p.device_types) {
+        DeviceBackend* b = find_device_backend(*find_device_type(type));
+        int n = b ? b->device_count() : 0;
+        types.push_back({{"type", type}, {"devices", n},
+                         {"reason", (b && n == 0) ? b->unavailable_reason() : ""}});
+      }
+    list.push_back({{"name", p.name}, {"manifest", p.manifest}, {"library", p.library},
+                    {"version", p.version}, {"state", plugin_state_name(p.state)},
+                    {"reason", p.reason}, {"device_types", types}});
+  }
+  doc["plugins"] = list;
+  nlohmann::json comm = comm_backends_json();
+  doc["comm_backends"] = comm;
+  nlohmann::json device{{"chosen", nullptr}, {"error", nullptr}};
+  if (rt) {
+    device["chosen"] = rt->device().str();
+    nlohmann::json candidates = nlohmann::json::array();
+    for (const DeviceCandidate& c : rt->candidates())
+      candidates.push_back({{"name", c.name}, {"state", candidate_state_name(c.state)},
+                            {"kind", c.kind}, {"label", c.label}, {"reason", c.reason},
+                            {"coverage", c.coverage}});
+    device["candidates"] = candidates;
+    device["warnings"] = rt->warnings();
+    device["explanation"] = rt->explain();
+  } else {
+    device["error"] = device_error;
+  }
+  doc["device"] = device;
+  fmt::print("{}\n", doc.dump(2));
+  return 0;
+}
+
+int doctor(const std::string& config_path, bool json) {
   Dispatcher::get();
+  if (json) return doctor_json(config_path);
   std::optional<Config> config = print_config(config_path);
   if (!config) return 1;
   std::vector<std::string> path = plugin_search_path(config->plugin_load_options());

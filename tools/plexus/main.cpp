@@ -19,6 +19,8 @@ int main(int argc, char** argv) {
   devices->add_flag("--json", devices_json, "Print JSON for machines");
 
   auto* doctor = app.add_subcommand("doctor", "Explain where plugins were looked for and what happened");
+  bool doctor_json = false;
+  doctor->add_flag("--json", doctor_json, "Print JSON for machines");
 
   std::string check_file;
   auto* config = app.add_subcommand("config", "Check a plexus.toml, or show the effective config");
@@ -27,6 +29,8 @@ int main(int argc, char** argv) {
   config_check->add_option("FILE", check_file, "The plexus.toml to check")->required();
   auto* config_show =
       config->add_subcommand("show", "Every config key, its value and where it came from");
+  bool config_show_json = false;
+  config_show->add_flag("--json", config_show_json, "Print JSON for machines");
   // --config may also follow these subcommands.
   for (CLI::App* sub : {devices, doctor, config, config_show}) sub->fallthrough();
 
@@ -75,9 +79,9 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return plexus::cli::bench(bench_args);
     if (profile->parsed())
       return plexus::cli::profile(profile->remaining(), profile_json, profile_output);
-    if (doctor->parsed()) return plexus::cli::doctor(config_path);
+    if (doctor->parsed()) return plexus::cli::doctor(config_path, doctor_json);
     if (config_check->parsed()) return plexus::cli::config_check(check_file);
-    if (config_show->parsed()) return plexus::cli::config_show(config_path);
+    if (config_show->parsed()) return plexus::cli::config_show(config_path, config_show_json);
   } catch (const plexus::Error& e) {
     std::fprintf(stderr, "plexus: %s\n", e.what());
     return 1;

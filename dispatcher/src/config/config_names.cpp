@@ -2,6 +2,8 @@
 
 #include <charconv>
 
+#include "plexus/log.h"
+
 namespace plexus {
 namespace {
 
@@ -40,9 +42,7 @@ std::string plugin_name_error(const std::string& name) {
 }
 
 const std::vector<std::string>& log_levels() {
-  static const std::vector<std::string> levels = {"trace", "debug",    "info", "warn",
-                                                  "error", "critical", "off"};
-  return levels;
+  return logging::level_names();  // one list for the file, the environment and the loggers
 }
 
 }  // namespace plexus

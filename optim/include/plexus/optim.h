@@ -5,6 +5,7 @@
 //   opt.zero_grad(); loss.backward(); opt.step();
 #pragma once
 
+#include <filesystem>
 #include <map>
 #include <string>
 #include <utility>
@@ -40,11 +41,31 @@ class Optimizer {
   virtual double lr() const = 0;
   virtual void set_lr(double lr) = 0;
   const NamedParameters& parameters() const { return params_; }
-  // Per-parameter state ("fc1.weight.exp_avg"), detached.
-  std::map<std::string, Tensor> state_dict() const;
+  // Per-parameter state ("fc1.weight.exp_avg", "fc1.weight.step": PyTorch's
+  // per-parameter state under the parameter's name), detached. Parameters
+  // that have not been stepped have none.
+  virtual std::map<std::string, Tensor> state_dict() const;
+  // Takes the state of another optimizer of the same kind and settings
+  // (state_dict(), or a file): a parameter's entries replace its state, in
+  // place where it exists (a compiled step keeps reading the same tensors),
+  // converted to the parameter's dtype and device. A parameter without
+  // entries keeps its state. Errors, listed together and before anything
+  // changes: an entry that is not "<parameter>.<state key>" of this
+  // optimizer (unexpected; ignored when not strict), a parameter with only
+  // some of its keys (incomplete), a value of the wrong shape (mis-shaped).
+  void load_state_dict(const std::map<std::string, Tensor>& state, bool strict = true);
+  void save(const std::filesystem::path& file) const;  // safetensors
+  void load(const std::filesystem::path& file, bool strict = true);
 
  protected:
-  // The state tensor `key` of parameter `name`, created with `make` when missing.
+  // The state keys this optimizer keeps for each parameter it has stepped
+  // ("exp_avg", ...; "step" is a 0-d count).
+  virtual std::vector<std::string> state_keys() const = 0;
+  // Sets the loaded `value` (checked: the parameter's shape, or one element
+  // for "step") as state `key` of parameter `name`, whose tensor is p.
+  virtual void set_state(const std::string& name, const Tensor& p, const std::string& key,
+                         const Tensor& value);
+  // The state tensor `key` of parameter `name` (undefined until set).
   Tensor& state(const std::string& name, const std::string& key);
   NamedParameters params_;
   std::map<std::string, Tensor> state_;
@@ -64,6 +85,9 @@ class SGD : public Optimizer {
   void step() override;
   double lr() const override { return o_.lr; }
   void set_lr(double lr) override;
+
+ protected:
+  std::vector<std::string> state_keys() const override;
 
  private:
   void step_fused();
@@ -97,8 +121,17 @@ class Adam : public Optimizer {
   // With capturable or the List and Fused paths, a compiled step sees the new
   // value without capturing again (it reads a 0-d tensor).
   void set_lr(double lr) override;
+  std::map<std::string, Tensor> state_dict() const override;
+
+ protected:
+  std::vector<std::string> state_keys() const override;
+  void set_state(const std::string& name, const Tensor& p, const std::string& key,
+                 const Tensor& value) override;
 
  private:
+  // Which step() runs: the fused catalog steps, or the capturable or plain
+  // per-tensor updates. The step count lives where that path keeps it.
+  bool fused() const { return o_.path != UpdatePath::PerTensor && !o_.amsgrad; }
   void step_capturable();
   void step_fused();
   AdamOptions o_;
