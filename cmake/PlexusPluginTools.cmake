@@ -2,7 +2,7 @@
 # Used in-tree (plugins/*) and by vendors through find_package(PlexusSDK).
 #
 #   plexus_add_plugin(NAME <name> SOURCES <src>... [VERSION <x.y.z>]
-#                     [INSTALL] [INSTALL_DESTINATION <dir>])
+#                     [XFAIL <file>] [INSTALL] [INSTALL_DESTINATION <dir>])
 #
 # - a MODULE library target plexus-<name>, file libplexus-<name>.so, linked
 #   only against PlexusSDK::headers (a plugin never links libplexus);
@@ -15,7 +15,10 @@
 # - output into ${PLEXUS_PLUGIN_OUTPUT_DIRECTORY} when set, else the current
 #   binary dir, with the manifest <name>.json beside the library:
 #   {"name", "library", "abi_version": "<major>.<minor>" of plugin.h, "plugin_version", "arch"};
-# - with INSTALL, both go to INSTALL_DESTINATION (default
+# - XFAIL: the plugin's expected conformance failures (sdk/VENDOR_GUIDE.md,
+#   "The xfail file"), copied beside the manifest as <name>.xfail, where
+#   plexus-conformance --plugin <name> finds them without --xfail;
+# - with INSTALL, all of them go to INSTALL_DESTINATION (default
 #   ${CMAKE_INSTALL_LIBDIR}/plexus/plugins, where plexus looks for them).
 # - after linking, a check that the library exports plexus_plugin_entry: a
 #   missing extern "C" or PLEXUS_PLUGIN_EXPORT fails the build, naming which,
@@ -86,7 +89,8 @@ function(_plexus_sdk_include_dir out_var)
 endfunction()
 
 function(plexus_add_plugin)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "INSTALL" "NAME;VERSION;INSTALL_DESTINATION" "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "INSTALL" "NAME;VERSION;XFAIL;INSTALL_DESTINATION"
+                        "SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "plexus_add_plugin: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -159,6 +163,16 @@ function(plexus_add_plugin)
     COMMAND ${CMAKE_COMMAND} -E copy_if_different "${staged}" "${manifest}" VERBATIM)
   set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${staged}")
   set_property(TARGET ${target} PROPERTY PLEXUS_PLUGIN_MANIFEST "${manifest}")
+  if(arg_XFAIL)
+    get_filename_component(xfail_source "${arg_XFAIL}" ABSOLUTE)
+    if(NOT EXISTS "${xfail_source}")
+      message(FATAL_ERROR "plexus_add_plugin(${arg_NAME}): XFAIL file ${xfail_source} does not exist")
+    endif()
+    set(xfail "${out_dir}/${arg_NAME}.xfail")
+    add_custom_command(TARGET ${target} POST_BUILD
+      COMMAND ${CMAKE_COMMAND} -E copy_if_different "${xfail_source}" "${xfail}" VERBATIM)
+    set_property(TARGET ${target} APPEND PROPERTY LINK_DEPENDS "${xfail_source}")
+  endif()
 
   if(arg_INSTALL)
     set(dest "${arg_INSTALL_DESTINATION}")
@@ -167,6 +181,9 @@ function(plexus_add_plugin)
     endif()
     install(TARGETS ${target} LIBRARY DESTINATION "${dest}")
     install(FILES "${manifest}" DESTINATION "${dest}")
+    if(arg_XFAIL)
+      install(FILES "${xfail}" DESTINATION "${dest}")
+    endif()
   endif()
 endfunction()
 

@@ -330,28 +330,39 @@ void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
 
 int run(const Options& opts) {
   auto t0 = Clock::now();
+  Loaded loaded = load(opts.plugin);
+  if (!loaded.error.empty()) {
+    std::fprintf(stderr, "plexus-conformance: %s\n", loaded.error.c_str());
+    return loaded.usage ? 2 : 1;
+  }
+  // The expected failures: given, or shipped beside the plugin's manifest
+  // (plexus_add_plugin's XFAIL). A shipped list is about results: --grad and
+  // --composites runs, which check other things, leave it alone.
+  std::string xfail_path = opts.xfail;
+  bool shipped = false;
+  if (xfail_path.empty() && !opts.no_xfail && !opts.grad && !opts.composites) {
+    std::error_code ec;
+    auto beside = std::filesystem::path(loaded.record.manifest).parent_path() /
+                  (loaded.record.name + ".xfail");
+    if (std::filesystem::exists(beside, ec)) xfail_path = beside.string(), shipped = true;
+  }
   std::vector<XFailEntry> xfail;
-  if (!opts.xfail.empty()) {
-    std::ifstream f(opts.xfail);
+  if (!xfail_path.empty()) {
+    std::ifstream f(xfail_path);
     if (!f) {
-      std::fprintf(stderr, "plexus-conformance: cannot read the xfail file '%s'\n", opts.xfail.c_str());
+      std::fprintf(stderr, "plexus-conformance: cannot read the xfail file '%s'\n", xfail_path.c_str());
       return 2;
     }
     std::stringstream ss;
     ss << f.rdbuf();
     try {
-      xfail = parse_xfail(ss.str(), opts.xfail);
+      xfail = parse_xfail(ss.str(), xfail_path);
     } catch (const Error& e) {
       std::fprintf(stderr, "plexus-conformance: %s\n", e.what());
       return 2;
     }
   }
 
-  Loaded loaded = load(opts.plugin);
-  if (!loaded.error.empty()) {
-    std::fprintf(stderr, "plexus-conformance: %s\n", loaded.error.c_str());
-    return loaded.usage ? 2 : 1;
-  }
   const PluginRecord& rec = loaded.record;
   if (rec.device_types.empty()) {
     std::fprintf(stderr, "plexus-conformance: plugin '%s' registered no backend\n", rec.name.c_str());
@@ -362,7 +373,8 @@ int run(const Options& opts) {
 
   std::string rerun = shell_quote(opts.executable) + " --plugin " + shell_quote(opts.plugin) +
                       " --device " + std::to_string(opts.device) + " --seed " + std::to_string(opts.seed);
-  if (!opts.xfail.empty()) rerun += " --xfail " + shell_quote(opts.xfail);
+  if (!shipped && !xfail_path.empty()) rerun += " --xfail " + shell_quote(xfail_path);
+  if (opts.no_xfail) rerun += " --no-xfail";
   if (opts.grad) rerun += " --grad";
   if (opts.composites) rerun += " --composites";
   Printer printer(opts, rerun);
@@ -406,6 +418,9 @@ int run(const Options& opts) {
     std::printf("plexus-conformance: plugin %s %s, device %s (%s), seed %llu\n", rec.name.c_str(),
                 rec.version.c_str(), tg.device.str().c_str(), props.name.c_str(),
                 static_cast<unsigned long long>(opts.seed));
+    if (shipped)
+      std::printf("expected failures: %s (shipped with the plugin; --no-xfail ignores them)\n",
+                  xfail_path.c_str());
   }
 
   std::map<std::string, const OpInfo*> infos;
@@ -598,7 +613,7 @@ int run(const Options& opts) {
 
   // A --composites run sees only some pairs: it cannot tell a stale line.
   apply_xfail(xfail, results, pairs_run, pairs_known, opts.filter == "*", !opts.composites,
-              opts.xfail);
+              xfail_path);
   for (const Result& r : results)
     if (r.status == Status::XPass) printer.failure(r);
   info.seconds = std::chrono::duration<double>(Clock::now() - t0).count();

@@ -18,7 +18,11 @@ struct Options {
   std::string filter = "*";       // glob over case ids "op/dtype/case/variant"
   uint64_t seed = 20261122;       // the run's seed
   std::string junit, json;        // report files (empty: none)
-  std::string xfail;              // expected-failures file (empty: none)
+  // Expected-failures file. Empty: the one the plugin ships beside its
+  // manifest (<name>.xfail), if any, for a results run (not --grad or
+  // --composites), unless no_xfail.
+  std::string xfail;
+  bool no_xfail = false;
   bool list = false;              // print the case ids and exit
   std::string executable = "plexus-conformance";  // for the re-run commands
   bool progress_tty = false;      // rewrite one progress line (a terminal) instead of printing a line per op

@@ -28,7 +28,9 @@ int main(int argc, char** argv) {
   app.add_option("--junit", o.junit, "Write a JUnit XML report to this file");
   app.add_option("--json", o.json, "Write a JSON report to this file");
   app.add_option("--xfail", o.xfail,
-                 "Expected failures: lines of '<op> <dtype> <reason>' (runtime checks: 'runtime <check> <reason>')");
+                 "Expected failures: lines of '<op> <dtype> <reason>' (runtime checks: 'runtime <check> <reason>'); "
+                 "default: the plugin's own <name>.xfail beside its manifest, if it ships one");
+  app.add_flag("--no-xfail", o.no_xfail, "Ignore the expected failures the plugin ships");
   app.add_flag("--list", o.list, "Print the ids of the cases that would run, and exit");
   app.add_flag("--grad", o.grad,
                "Check gradients instead of results: every differentiable op in float32 and "

@@ -87,7 +87,7 @@ function(expect defect)
   endif()
   set(json ${WORK}/${defect}.json)
   file(REMOVE ${json})
-  execute_process(COMMAND ${CONFORMANCE} --plugin ${MUTANTS}/${defect} --json ${json}
+  execute_process(COMMAND ${CONFORMANCE} --plugin ${MUTANTS}/${defect} --no-xfail --json ${json}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
   file(WRITE ${WORK}/${defect}.txt "${out}")
   if(NOT EXISTS ${json})
