@@ -372,6 +372,7 @@ Comparison compare(const Expected& expected, const ref::Tensor& got, const Toler
   }
   if (bad) {
     r.ok = false;
+    r.first_bad = first;
     std::string expected_text = want.integral() ? std::to_string(ref::wrap_to(dt, want.at_int(first)))
                                                 : fmt::format("{:.9g}", ref::round_to(dt, want.at(first)));
     r.message = fmt::format("{} of {} elements differ; first at {} (flat {}): got {}, expected {}",
@@ -382,6 +383,25 @@ Comparison compare(const Expected& expected, const ref::Tensor& got, const Toler
                                first_allowed);
   }
   return r;
+}
+
+// The inputs behind a mismatch at flat index k of the result: every input of
+// the result's shape at the same index, and every one-element input (a
+// scalar tensor); inputs of other shapes (broadcast rows, matmul operands)
+// are not aligned with the result and are left out. "" when none qualifies.
+std::string inputs_at(const std::map<std::string, Placed>& placed, const Placed* written,
+                      const ref::Tensor& result, int64_t k) {
+  if (k < 0) return "";
+  std::string out;
+  for (const auto& [name, p] : placed) {
+    if (&p == written && name == "out") continue;  // an out= tensor's old values are noise
+    ref::Tensor t = decode_view(p.view, p.bytes);   // the bytes it was given
+    int64_t at = t.sizes == result.sizes ? k : (t.numel() == 1 ? 0 : -1);
+    if (at < 0) continue;
+    out += fmt::format("{}{}{}={}", out.empty() ? "" : ", ", name,
+                       &p == written ? " (before the call)" : "", format_value(t, at));
+  }
+  return out.empty() ? "" : "; inputs there: " + out;
 }
 
 // ---- running one variant ---------------------------------------------------------
@@ -644,7 +664,7 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
   Comparison cmp = compare(*expected, got, c.tol);
   r.max_abs_err = cmp.max_abs_err;
   r.max_ulp_err = cmp.max_ulp_err;
-  if (!cmp.ok) problems.push_back(cmp.message);
+  if (!cmp.ok) problems.push_back(cmp.message + inputs_at(placed, target_placed, got, cmp.first_bad));
   if (target_placed) {
     std::string w = changed_outside(*target_placed, now, target_tensor->itemsize());
     if (!w.empty()) problems.push_back((variant == "out" ? "out: " : "self: ") + w);

@@ -71,6 +71,7 @@ struct Comparison {
   bool ok = true;
   double max_abs_err = 0, max_ulp_err = 0;
   std::string message;  // the first mismatch, when not ok
+  int64_t first_bad = -1;  // its flat index in the result; -1 when all agree
 };
 Comparison compare(const Expected& expected, const ref::Tensor& got, const Tolerance& tol);
 

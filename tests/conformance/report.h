@@ -30,6 +30,7 @@ struct ReportInfo {
   std::vector<std::string> op_order;                            // kernel ops in catalog order
   std::map<std::pair<std::string, std::string>, CoverageCell> cells;  // (op, dtype)
   bool composites = false;  // a --composites run
+  std::string filter = "*";  // the run's --filter: a narrower one leaves coverage unmeasured
 };
 
 struct Counts {

@@ -177,13 +177,17 @@ class Printer {
  public:
   Printer(const Options& o, std::string rerun_prefix)
       : rerun_(std::move(rerun_prefix)),
+        limit_(o.failures_shown),
         progress_(std::cout, o.progress_tty, cli::Progress::terminal_width()) {}
 
   void failure(const Result& r) {
     std::string key = r.op + "/" + r.dtype;
     int& n = shown_[key];
-    if (++n > 3) {
-      if (n == 4) print(fmt::format("     (more failures of {} follow; only the first 3 are printed, see --json)", key));
+    if (limit_ > 0 && ++n > limit_) {
+      if (n == limit_ + 1)
+        print(fmt::format("     (more failures of {} follow; only the first {} are printed: "
+                          "--failures 0 prints all, --json holds all)",
+                          key, limit_));
       return;
     }
     std::string s = fmt::format("{} {}", r.status == Status::XPass ? "XPASS" : "FAIL", r.id());
@@ -206,6 +210,7 @@ class Printer {
 
  private:
   std::string rerun_;
+  int limit_;  // failures printed per op and dtype; 0: all
   std::map<std::string, int> shown_;
   cli::Progress progress_;
 };
@@ -413,6 +418,7 @@ int run(const Options& opts) {
   DeviceProperties props = tg.backend->properties(opts.device);
   info.device_name = props.name;
   info.composites = opts.composites;
+  info.filter = opts.filter;
   tg.composites = opts.composites;
   if (!opts.list && !opts.progress_tty) {
     std::printf("plexus-conformance: plugin %s %s, device %s (%s), seed %llu\n", rec.name.c_str(),

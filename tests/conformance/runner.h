@@ -24,6 +24,7 @@ struct Options {
   std::string xfail;
   bool no_xfail = false;
   bool list = false;              // print the case ids and exit
+  int failures_shown = 3;         // failures printed per op and dtype (0: all)
   std::string executable = "plexus-conformance";  // for the re-run commands
   bool progress_tty = false;      // rewrite one progress line (a terminal) instead of printing a line per op
   bool grad = false;              // check gradients (variant "grad") instead of results

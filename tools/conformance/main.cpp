@@ -32,6 +32,10 @@ int main(int argc, char** argv) {
                  "default: the plugin's own <name>.xfail beside its manifest, if it ships one");
   app.add_flag("--no-xfail", o.no_xfail, "Ignore the expected failures the plugin ships");
   app.add_flag("--list", o.list, "Print the ids of the cases that would run, and exit");
+  app.add_option("--failures", o.failures_shown,
+                 "Failures printed per op and dtype (every one is in --json); 0: all")
+      ->capture_default_str()
+      ->check(CLI::NonNegativeNumber);
   app.add_flag("--grad", o.grad,
                "Check gradients instead of results: every differentiable op in float32 and "
                "float64, backward on the device against central differences of the reference");
