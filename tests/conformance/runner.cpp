@@ -125,7 +125,17 @@ Loaded load(const std::string& spec) {
   namespace fs = std::filesystem;
   PluginLoadOptions lo;
   std::string name = spec;
-  bool is_path = spec.find('/') != std::string::npos || spec.ends_with(".json") || spec.ends_with(".so");
+  // A path: with a slash, a manifest or library name, or a directory here
+  // that holds a manifest (`--plugin build`); otherwise a plugin name.
+  auto holds_manifest = [](const fs::path& dir) {
+    std::error_code ec;
+    if (!fs::is_directory(dir, ec)) return false;
+    for (const auto& e : fs::directory_iterator(dir, ec))
+      if (e.path().extension() == ".json") return true;
+    return false;
+  };
+  bool is_path = spec.find('/') != std::string::npos || spec.ends_with(".json") ||
+                 spec.ends_with(".so") || holds_manifest(spec);
   if (is_path) {
     fs::path p(spec);
     std::error_code ec;
