@@ -3,7 +3,8 @@
 // suite can be shown to catch it (check_mutants.cmake). kControl has no
 // defect and must pass every case it runs. The device is plain host memory
 // from malloc, handed to the host as opaque device pointers; kernels:
-// add.out and sum.IntList_out, float32 only, and copy_ into float32.
+// add.out and sum.IntList_out, float32 only, and copy_ into float32 (kTruncate16
+// adds a float16 add.out).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -29,6 +30,7 @@ enum class Defect {
   kRace,       // add.out computes into one static scratch buffer shared by every call
   kAlpha,      // add.out ignores alpha
   kAliasOther, // add.out copies self into out first: wrong when out is `other`
+  kTruncate16, // also a float16 add.out, whose float32 result is cut toward zero to 16 bits
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -142,10 +144,32 @@ std::vector<int64_t> dense_strides(int32_t ndim, const int64_t* sizes) {
   return s;
 }
 
+// kTruncate16's float16 add.out: right in every way but the last step, where
+// the float32 result is cut toward zero to float16 instead of rounded to
+// nearest even: never a whole ulp off, so only exact-valued cases can tell.
+void add_f16(const plexus_kernel_call& call) {
+  sdk::Args args(call);
+  const float alpha = args.scalar(2).to<float>();
+  sdk::elementwise(sdk::TensorView<sdk::Half>(args.tensor(3)),
+                   sdk::TensorView<const sdk::Half>(args.tensor(0)),
+                   sdk::TensorView<const sdk::Half>(args.tensor(1)),
+                   [alpha](sdk::Half x, sdk::Half y) {
+                     const float r = float(x) + alpha * float(y);
+                     sdk::Half h(r);  // nearest even
+                     // One step toward zero where that rounded away from it
+                     // (the magnitude is the low 15 bits).
+                     if (std::isfinite(float(h)) && std::fabs(float(h)) > std::fabs(r))
+                       h = sdk::Half::from_bits(uint16_t(h.bits - 1));
+                     return h;
+                   });
+}
+
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out); the
 // host has broadcast self and other to out's shape (stride 0 where broadcast).
 void add_out(MutantBackend&, const plexus_kernel_call& call) {
   sdk::Args args(call);
+  if constexpr (kDefect == Defect::kTruncate16)
+    if (args.tensor(3).dtype == PLEXUS_DTYPE_F16) return add_f16(call);
   Operand<const float> self(args.tensor(0), true), other(args.tensor(1), true);
   Operand<float> out(args.tensor(3), false);
   const float alpha = kDefect == Defect::kAlpha ? 1.0f : args.scalar(2).to<float>();
@@ -240,7 +264,8 @@ plexus_status init(const plexus_host_api* host, void** state) {
     *state = backend;  // shutdown deletes it, after a failed init too
     backend->register_backend(host, PLEXUS_PLUGIN_NAME);
     const uint32_t f32 = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
-    backend->register_kernel<&add_out>("add.out", f32);
+    const uint32_t f16 = kDefect == Defect::kTruncate16 ? PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16) : 0;
+    backend->register_kernel<&add_out>("add.out", f32 | f16);
     backend->register_kernel<&sum_out>("sum.IntList_out", f32);
     backend->register_kernel<&copy>("copy_", f32);
   });

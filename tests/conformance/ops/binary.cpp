@@ -17,6 +17,9 @@ namespace plexus::conformance {
 
 namespace {
 
+using BinaryRef = std::function<ref::Tensor(const ref::Tensor&, const ref::Tensor&)>;
+void exact_rounding_case(CaseSet& set, const BinaryRef& f);
+
 // add.out and sub.out: alpha 1 on every standard case, then a non-trivial
 // alpha on a few. On special values floating alpha is -0.5, so alpha * other
 // cannot overflow where self + alpha * other does not (a fused multiply-add
@@ -59,6 +62,9 @@ void add_sub_cases(CaseSet& set, bool subtract) {
     }
     elementwise_cases(set, s);
   }
+  exact_rounding_case(set, [subtract](const ref::Tensor& a, const ref::Tensor& b) {
+    return subtract ? ref::sub(a, b, 1.0) : ref::add(a, b, 1.0);
+  });
 }
 
 // ---- shared ----------------------------------------------------------------------
@@ -116,7 +122,31 @@ std::pair<ref::Tensor, ref::Tensor> pairs_of(const ref::Tensor& values,
   return {x, y};
 }
 
-using BinaryRef = std::function<ref::Tensor(const ref::Tensor&, const ref::Tensor&)>;
+// ---- exact rounding in float16 and bfloat16 ------------------------------------------
+
+// Two 16-bit floats of magnitude 1/8 to 16 have an exact sum, difference and
+// product in float32 (at most 19 significant bits), so a correct kernel -
+// float32 arithmetic rounded once to nearest even, or anything as exact -
+// gives the correctly rounded result, and this case requires it bit for bit.
+// About half of the sums of neighbouring exponents fall on a tie. A kernel
+// that truncates to 16 bits, or rounds ties away from zero, is at most one
+// ulp off and passes the one-ulp tolerance of the other cases, not this one.
+void exact_rounding_case(CaseSet& set, const BinaryRef& f) {
+  const DType dt = set.dtype();
+  if (dt != DType::F16 && dt != DType::BF16) return;
+  Case& c = set.add("exact_rounding");
+  auto magnitudes = [&](Rng& rng) {
+    ref::Tensor t(dt, {8, 64});
+    for (int64_t k = 0; k < t.numel(); ++k) {
+      double v = ref::round_to(dt, std::ldexp(rng.uniform(1.0, 2.0), int(rng.integer(-3, 3))));
+      t.set_float(k, rng.coin() ? -v : v);
+    }
+    return t;
+  };
+  c.tensor("self", magnitudes(c.rng)).tensor("other", magnitudes(c.rng));
+  c.ref([f](const Inputs& in) { return expect(f(in["self"], in["other"])); });
+  c.tol = {.signed_zero = true};  // exact
+}
 
 // ---- mul, maximum, minimum ---------------------------------------------------------
 
@@ -374,7 +404,10 @@ void add_binary_ops(std::vector<OpInfo>& v) {
   v.push_back({"add.out", [](CaseSet& s) { add_sub_cases(s, false); }});
   v.push_back({"sub.out", [](CaseSet& s) { add_sub_cases(s, true); }});
   // One correctly rounded product (bool: logical and; integers wrap).
-  v.push_back({"mul.out", [](CaseSet& s) { wide_binary_cases(s, ref::mul, {.ulps = 1}); }});
+  v.push_back({"mul.out", [](CaseSet& s) {
+                 wide_binary_cases(s, ref::mul, {.ulps = 1});
+                 exact_rounding_case(s, ref::mul);
+               }});
   v.push_back({"div.out", div_cases});
   v.push_back({"div.out_mode", div_mode_cases});
   v.push_back({"pow.Tensor_Tensor_out", pow_tensor_cases});
