@@ -67,6 +67,8 @@ const std::vector<TableEntry>& reduce_table() {
       {{"mixed_layout", {5, 6, 7}, DimList{0, 2}, false, Transposed | Strided | Offset}},
       {{"medium_cols", {100, 257}, DimList{0}}},
       {{"large", {383, 389}, std::nullopt}},
+      // More outputs than one grid dimension launches (65535 blocks or workgroups).
+      {{"many_rows", {65537 + 6, 3}, DimList{1}}},
       {{"stress", {64, 257}, DimList{1}}, false, true},
   };
   return t;

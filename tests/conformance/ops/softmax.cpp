@@ -54,6 +54,7 @@ void softmax_cases(CaseSet& set, bool log) {
   add("prime_2d", {13, 17}, 1);
   add("long_row", {3, 1031}, 1);
   add("longer_row", {2, 2500}, 1);  // past what a GPU block keeps in registers
+  add("many_rows", {65537 + 6, 3}, 1);  // more rows than one grid dimension launches
   add("large", {127, 1031}, -1);
   add("transposed", {13, 17}, 1, Transposed).out_layout = Transposed;
   add("transposed_dim0", {13, 17}, 0, Transposed);
@@ -143,6 +144,7 @@ void softmax_backward_cases(CaseSet& set, bool log) {
   add("prime_2d", {13, 17}, 1);
   add("long_row", {3, 1031}, 1);
   add("longer_row", {2, 2500}, 1);  // past what a GPU block keeps in registers
+  add("many_rows", {65537 + 6, 3}, 1);  // more rows than one grid dimension launches
   add("large", {127, 1031}, -1);
   add("transposed", {13, 17}, 1, Transposed).out_layout = Transposed;
   add("transposed_dim0", {13, 17}, 0, Transposed);
