@@ -50,6 +50,25 @@ bool print_device(const std::optional<Runtime>& rt, const std::string& error) {
 
 }  // namespace
 
+// The Runtime, which loads the plugins and chooses a device; when it cannot
+// choose one, the plugins loaded alone (to show what was found) and why.
+struct Opened {
+  std::optional<Runtime> rt;
+  std::vector<PluginRecord> plugins;
+  std::string device_error;
+};
+Opened open_runtime(const std::string& config_path, const Config& config) {
+  Opened o;
+  try {
+    o.rt.emplace(RuntimeOptions{config_path});
+    o.plugins = o.rt->plugins();
+  } catch (const Error& e) {
+    o.device_error = e.message();
+    o.plugins = load_plugins(config.plugin_load_options());
+  }
+  return o;
+}
+
 // --json: the facts of the text report, as data.
 int doctor_json(const std::string& config_path) {
   nlohmann::json doc;
@@ -69,16 +88,7 @@ int doctor_json(const std::string& config_path) {
     search.push_back({{"path", dir}, {"exists", std::filesystem::is_directory(dir, ec)}});
   }
   doc["search_path"] = search;
-  std::optional<Runtime> rt;
-  std::string device_error;
-  std::vector<PluginRecord> plugins;
-  try {
-    rt.emplace(RuntimeOptions{config_path});
-    plugins = rt->plugins();
-  } catch (const Error& e) {
-    device_error = e.message();
-    plugins = load_plugins(config.plugin_load_options());
-  }
+  auto [rt, plugins, device_error] = open_runtime(config_path, config);
   nlohmann::json list = nlohmann::json::array();
   for (const PluginRecord& p : plugins) {
     nlohmann::json types = nlohmann::json::array();
@@ -127,18 +137,7 @@ int doctor(const std::string& config_path, bool json) {
     bool there = std::filesystem::is_directory(path[i], ec);
     fmt::print("  {}. {}{}\n", i + 1, path[i], there ? "" : "  (does not exist)");
   }
-  // The Runtime loads the plugins; if it cannot choose a device, load them
-  // alone to show what was found.
-  std::optional<Runtime> rt;
-  std::string device_error;
-  std::vector<PluginRecord> plugins;
-  try {
-    rt.emplace(RuntimeOptions{config_path});
-    plugins = rt->plugins();
-  } catch (const Error& e) {
-    device_error = e.message();
-    plugins = load_plugins(config->plugin_load_options());
-  }
+  auto [rt, plugins, device_error] = open_runtime(config_path, *config);
   fmt::print("\nPlugins found: {}\n", plugins.size());
   int problems = 0;
   for (const PluginRecord& p : plugins) {
