@@ -32,6 +32,7 @@ enum class Defect {
   kAliasOther, // add.out copies self into out first: wrong when out is `other`
   kTruncate16, // also a float16 add.out, whose float32 result is cut toward zero to 16 bits
   kGrid,       // sum writes only its first 65535 outputs: one per block of a grid without a stride loop
+  kScalarKind, // add.out reads alpha's double field whatever the Scalar's kind
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -173,7 +174,10 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
     if (args.tensor(3).dtype == PLEXUS_DTYPE_F16) return add_f16(call);
   Operand<const float> self(args.tensor(0), true), other(args.tensor(1), true);
   Operand<float> out(args.tensor(3), false);
-  const float alpha = kDefect == Defect::kAlpha ? 1.0f : args.scalar(2).to<float>();
+  float alpha = kDefect == Defect::kAlpha ? 1.0f : args.scalar(2).to<float>();
+  // A kernel that assumes a floating tensor's alpha is a floating Scalar: an
+  // integer alpha's bits read as a double (2 reads as 1e-323, so x + 0 * y).
+  if constexpr (kDefect == Defect::kScalarKind) alpha = float(call.args[2].u.scalar.v.f);
   auto add = [alpha](float x, float y) { return x + alpha * y; };
 
   if constexpr (kDefect == Defect::kRace) {

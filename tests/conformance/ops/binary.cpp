@@ -29,11 +29,15 @@ void add_sub_cases(CaseSet& set, bool subtract) {
   struct Pass {
     double alpha;
     std::vector<std::string> only;
+    bool integer_scalar = false;  // alpha arrives as an integer Scalar
   };
   std::vector<Pass> passes = {{1.0, {}}};
   if (is_floating(dt)) {
     passes.push_back({-2.5, {"prime_2d", "bcast_rhs", "transposed", "stress"}});
     passes.push_back({-0.5, {"special"}});
+    // add(a, b, 2) in C++ sends an integer Scalar to a floating kernel: a
+    // kernel must read the Scalar by its kind.
+    passes.push_back({-2.0, {"prime_2d", "bcast_rhs"}, true});
   } else if (dt != DType::Bool) {
     passes.push_back({3.0, {"prime_2d", "bcast_rhs", "transposed", "special", "stress"}});
   }
@@ -42,6 +46,7 @@ void add_sub_cases(CaseSet& set, bool subtract) {
     ElementwiseSpec s;
     s.inputs = {"self", "other"};
     if (dt == DType::Bool) s.args = {{"alpha", Scalar(true)}};
+    else if (p.integer_scalar) s.args = {{"alpha", Scalar(static_cast<int64_t>(alpha))}};
     else if (is_floating(dt)) s.args = {{"alpha", Scalar(alpha)}};
     else s.args = {{"alpha", Scalar(static_cast<int64_t>(alpha))}};
     s.reference = [alpha, subtract](const Inputs& in) {
@@ -57,7 +62,7 @@ void add_sub_cases(CaseSet& set, bool subtract) {
       return is_floating(t) ? random(rng, t, sizes) : random(rng, t, sizes, {-1e18, 1e18});
     };
     if (alpha != 1.0) {
-      s.prefix = alpha == -0.5 ? "alpha_half_" : "alpha_";
+      s.prefix = p.integer_scalar ? "alpha_int_" : alpha == -0.5 ? "alpha_half_" : "alpha_";
       s.only = p.only;
     }
     elementwise_cases(set, s);
