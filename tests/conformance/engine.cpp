@@ -88,6 +88,7 @@ Placed place(const Target& tg, const ref::Tensor& values, uint32_t layout, int64
   ref::Sizes P(nd);
   for (size_t j = 0; j < nd; ++j) P[j] = static_cast<int64_t>(perm[j]) == e ? 1 : S[perm[j]];
   if (nd >= 1) P[nd - 1] *= step;
+  if ((layout & Pitched) && nd >= 2) P[nd - 1] += 3;  // a gap of 3 elements after each row
   ref::Sizes ps = ref::contiguous_strides(P);
   ref::Sizes L(nd);
   for (size_t j = 0; j < nd; ++j) L[perm[j]] = (j == nd - 1) ? step : ps[j];

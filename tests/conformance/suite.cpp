@@ -143,6 +143,7 @@ std::string layout_str(uint32_t layout) {
   add(Strided, "strided");
   add(Expanded, "expanded");
   add(Offset, "offset");
+  add(Pitched, "pitched");
   return s;
 }
 
@@ -253,6 +254,7 @@ void elementwise_cases(CaseSet& set, const ElementwiseSpec& spec) {
   }
   if (Case* c = add("transposed", {{13, 17}}, {Transposed})) c->out_layout = Transposed;
   if (Case* c = add("strided", {{13, 17}}, {Strided})) c->out_layout = Strided;
+  if (Case* c = add("pitched", {{13, 17}}, {Pitched})) c->out_layout = Pitched;
   if (Case* c = add("offset", {{37}}, {Offset})) c->out_layout = Offset;
   add("expanded", {{13, 17}}, {Expanded});
   if (n >= 2) {

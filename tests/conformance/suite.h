@@ -81,6 +81,7 @@ enum Layout : uint32_t {
   Transposed = 1u << 1,  // dims stored in reverse order (a permuted view)
   Strided = 1u << 2,     // innermost stored dim taken with step 2
   Expanded = 1u << 3,    // one dim broadcast with stride 0
+  Pitched = 1u << 4,     // rows contiguous with a gap after each (a slice of the last dim)
 };
 std::string layout_str(uint32_t layout);  // "transposed+offset", "contiguous"
 

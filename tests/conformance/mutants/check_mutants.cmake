@@ -182,12 +182,12 @@ expect(control EXIT 0
   MUST_PASS ${add}/odd/functional ${add}/transposed/out ${add}/stress/threads)
 
 # Dense row-major addressing (offsets and stride-0 broadcasting kept): wrong
-# only where an input is transposed or strided, and then always for sum; add
+# only where an input is transposed, strided or pitched, and then always for sum; add
 # is right where every operand has the same such layout (a dense walk of each
 # pairs the right elements, as in transposed/out and transposed/inplace).
 expect(strides
-  FAIL_ONLY "^(${add}|${sum})/.* \\(.*(transposed|strided)"
-  FAIL_ALL "^${sum}/.* \\(.*(transposed|strided)"
+  FAIL_ONLY "^(${add}|${sum})/.* \\(.*(transposed|strided|pitched)"
+  FAIL_ALL "^${sum}/.* \\(.*(transposed|strided|pitched)"
   MUST_FAIL ${add}/transposed/functional ${add}/strided/functional ${add}/strided/out
             ${add}/strided/inplace ${add}/mixed_layouts/functional ${add}/mixed_layouts/out
             ${add}/alpha_transposed/functional
@@ -267,9 +267,18 @@ expect(scalar_kind
   MUST_PASS ${add}/alpha_prime_2d/functional ${add}/alpha_half_special/functional
             ${add}/odd/functional)
 
+# Contiguous rows taken for a contiguous tensor: wrong exactly where rows
+# have gaps between them (pitched).
+expect(pitch
+  FAIL_ONLY "^(${add}|${sum})/pitched"
+  FAIL_ALL "^${sum}/pitched"
+  MUST_FAIL ${add}/pitched/functional ${add}/pitched/out
+  MUST_PASS ${add}/transposed/functional ${add}/strided/out ${add}/bcast_lhs/functional
+            ${add}/expanded/functional ${sum}/strided/functional)
+
 # The printed re-run commands reproduce a failure alone (the deterministic
 # defects; the race's depends on timing).
-foreach(defect strides broadcast ulp overrun alpha alias_other truncate16 grid scalar_kind)
+foreach(defect strides broadcast ulp overrun alpha alias_other truncate16 grid scalar_kind pitch)
   if(${defect}_caught)
     check_rerun(${defect})
   endif()

@@ -33,6 +33,7 @@ enum class Defect {
   kTruncate16, // also a float16 add.out, whose float32 result is cut toward zero to 16 bits
   kGrid,       // sum writes only its first 65535 outputs: one per block of a grid without a stride loop
   kScalarKind, // add.out reads alpha's double field whatever the Scalar's kind
+  kPitch,      // an operand whose innermost stride is 1 is taken as dense (row gaps ignored)
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -115,6 +116,17 @@ class Operand {
               strides_.data()) {
     if (t.dtype != PLEXUS_DTYPE_F32)
       sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "mutant kernels take float32 tensors only");
+    if constexpr (kDefect == Defect::kPitch) {
+      // "Contiguous rows, so contiguous": wrong for a slice of the last dim.
+      if (t.ndim >= 1 && t.strides[t.ndim - 1] == 1) {
+        int64_t dense = 1;
+        for (int32_t d = t.ndim - 1; d >= 0; --d) {
+          if (strides_[size_t(d)] == 0) continue;
+          strides_[size_t(d)] = dense;
+          dense *= t.sizes[d];
+        }
+      }
+    }
     if constexpr (kDefect == Defect::kStrides) {
       int64_t dense = 1;
       for (int32_t d = t.ndim - 1; d >= 0; --d) {

@@ -62,6 +62,8 @@ const std::vector<TableEntry>& reduce_table() {
       {{"transposed_rows", {13, 17}, DimList{1}, false, Transposed}},
       {{"transposed_cols", {13, 17}, DimList{0}, false, Transposed}},
       {{"strided", {13, 17}, DimList{1}, false, Strided}},
+      {{"pitched", {13, 17}, DimList{1}, false, Pitched}},
+      {{"pitched_cols", {13, 17}, DimList{0}, false, Pitched}},
       {{"offset", {37}, std::nullopt, false, Offset}},
       {{"expanded", {13, 17}, DimList{0}, false, Expanded}},
       {{"mixed_layout", {5, 6, 7}, DimList{0, 2}, false, Transposed | Strided | Offset}},
