@@ -528,6 +528,29 @@ void prepare_call(const Target& tg, const Operator& op_ref, const Case& c,
 
 namespace {
 
+// Runs one call of the op, catching what it throws into `error`: a plexus
+// error's message, or a note that another exception escaped. Under
+// --composites, a composite built from kernels this plugin lacks (or one that
+// declined these arguments) cannot run here: a gap in coverage, not a wrong
+// result; r is then Unsupported and the result false.
+template <typename Call>
+bool guarded_call(const Target& tg, const Case& c, Result& r, std::string& error, Call&& call) {
+  try {
+    call();
+  } catch (const Error& e) {
+    error = e.what();
+    if (error.empty()) error = "(an error with an empty message)";
+    if (tg.composites && e.code() == ErrorCode::Unsupported && !c.expect_error) {
+      r.status = Status::Unsupported;
+      r.message = "the composite cannot run on this plugin: " + error;
+      return false;
+    }
+  } catch (const std::exception& e) {
+    error = std::string("a non-plexus exception escaped: ") + e.what();
+  }
+  return true;
+}
+
 // The "direct" variant: one call of a direct op that writes several tensors;
 // every written tensor (and list element) is read back and compared with the
 // reference's value for it, the bytes around it must not change, and the
@@ -539,18 +562,8 @@ void run_direct(const Target& tg, const Operator& op, const Case& c, const Expec
   PreparedCall prepared;
   prepare_call(tg, op, c, "direct", expected, poison, prepared);
   std::string error;
-  try {
-    Dispatcher::get().call(op, prepared.b.values);
-  } catch (const Error& e) {
-    error = e.what();
-    if (tg.composites && e.code() == ErrorCode::Unsupported && !c.expect_error) {
-      r.status = Status::Unsupported;
-      r.message = "the composite cannot run on this plugin: " + error;
-      return;
-    }
-  } catch (const std::exception& e) {
-    error = std::string("a non-plexus exception escaped: ") + e.what();
-  }
+  if (!guarded_call(tg, c, r, error, [&] { Dispatcher::get().call(op, prepared.b.values); }))
+    return;
   if (c.expect_error) {
     bool ok = !error.empty() && error.find(*c.expect_error) != std::string::npos;
     r.status = ok ? Status::Pass : Status::Fail;
@@ -610,21 +623,8 @@ void run_variant(const Target& tg, const OpForms& forms, const Case& c, const st
   // The call.
   Tensor result;
   std::string error;
-  try {
-    result = Dispatcher::get().call(*op, b.values);
-  } catch (const Error& e) {
-    error = e.what();
-    if (error.empty()) error = "(an error with an empty message)";
-    // A composite built from kernels this plugin lacks (or one that declined
-    // these arguments) cannot run here: a gap in coverage, not a wrong result.
-    if (tg.composites && e.code() == ErrorCode::Unsupported && !c.expect_error) {
-      r.status = Status::Unsupported;
-      r.message = "the composite cannot run on this plugin: " + error;
-      return;
-    }
-  } catch (const std::exception& e) {
-    error = std::string("a non-plexus exception escaped: ") + e.what();
-  }
+  if (!guarded_call(tg, c, r, error, [&] { result = Dispatcher::get().call(*op, b.values); }))
+    return;
   if (c.expect_error) {
     if (error.empty()) {
       r.status = Status::Fail;
