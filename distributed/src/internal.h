@@ -22,7 +22,15 @@ std::unique_ptr<CommBackend> make_mpi_backend(int& rank, int& size);
 // "Open MPI v4.1.4, ..." (first line), callable before MPI is initialized.
 std::string mpi_version();
 
-// The maker of a registered backend other than "mpi"; null if unknown.
+// The maker of a backend other than "mpi" (a registered one, else the
+// built-in "nccl" where it is built); null if unknown.
 CommBackendFactory find_backend(const std::string& name);
+
+#ifdef PLEXUS_HAVE_NCCL
+// nccl.cpp: NCCL's version and whether it can run here (the library opens
+// and the CUDA runtime sees a GPU); opens the library on the first call.
+CommBackendInfo nccl_info();
+std::unique_ptr<CommBackend> make_nccl_backend(CommBackend& world, int rank, int size);
+#endif
 
 }  // namespace plexus::distributed::detail

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "internal.h"
+#include "plexus/device_backend.h"
 #include "plexus/env.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
@@ -278,6 +279,42 @@ Fingerprint fingerprint_of(Kind kind, uint64_t seq, const Tensor& t, ReduceOp op
   return f;
 }
 
+// The backend per device type: ProcessGroupOptions::backends, then
+// PLEXUS_DIST_BACKENDS ("cuda=mpi,npu=mine"), then nccl for cuda where every
+// rank can run it (all ranks must choose alike, so they agree first: one
+// small all-reduce when the group is made).
+std::map<std::string, std::string> choose_backends(const ProcessGroupOptions& options,
+                                                   CommBackend& world) {
+  std::map<std::string, std::string> chosen;
+  if (std::optional<std::string> v = env_var("PLEXUS_DIST_BACKENDS"); v && !v->empty()) {
+    size_t start = 0;
+    while (start <= v->size()) {
+      size_t end = v->find(',', start);
+      if (end == std::string::npos) end = v->size();
+      std::string item = v->substr(start, end - start);
+      size_t eq = item.find('=');
+      PLEXUS_CHECK(eq != std::string::npos && eq > 0 && eq + 1 < item.size(),
+                   ErrorCode::InvalidArgument,
+                   "PLEXUS_DIST_BACKENDS={}: '{}' is not TYPE=BACKEND (expected, for example, "
+                   "cuda=mpi or cuda=nccl,npu=mine)",
+                   *v, item);
+      chosen[item.substr(0, eq)] = item.substr(eq + 1);
+      start = end + 1;
+    }
+  }
+  for (const auto& [type, backend] : options.backends) chosen[type] = backend;
+#ifdef PLEXUS_HAVE_NCCL
+  if (!chosen.count("cuda")) {
+    int32_t usable = find_device_type("cuda") && detail::nccl_info().available ? 1 : 0;
+    world.all_reduce(&usable, 1, DType::I32, ReduceOp::Min);
+    if (usable) chosen["cuda"] = "nccl";
+  }
+#else
+  (void)world;
+#endif
+  return chosen;
+}
+
 }  // namespace
 
 ProcessGroup::ProcessGroup(std::unique_ptr<CommBackend> world, int rank, int size,
@@ -289,7 +326,7 @@ ProcessGroup::ProcessGroup(std::unique_ptr<CommBackend> world, int rank, int siz
   g.size = size;
   g.timeout = options.timeout.count() > 0 ? options.timeout : default_timeout();
   g.check = options.check_consistency.value_or(default_check());
-  for (const auto& [type_name, backend] : options.backends) {
+  for (const auto& [type_name, backend] : choose_backends(options, *g.world)) {
     std::optional<DeviceType> type = find_device_type(type_name);
     PLEXUS_CHECK(type.has_value(), ErrorCode::NotFound,
                  "ProcessGroupOptions::backends names device type '{}', which no loaded plugin "
@@ -388,6 +425,17 @@ static WorkPtr issue(ProcessGroup::Impl& g, Kind kind, const Tensor& in, const T
     if (out.defined() && !op->out.is_same(out)) {
       Tensor staged = op->out, target = out;
       op->finish = [staged, target] { target.copy_(staged); };
+    }
+    // A backend that reads device memory itself runs on streams of its own:
+    // the work that produces the buffers (queued on this thread's stream of
+    // the device, the contiguous copies above included) must be done first.
+    if (direct && type != kCPU) {
+      DeviceBackend& device = device_backend(type);
+      int index = described.device().index;
+      if (device.has_streams())
+        device.synchronize_stream(index, nullptr);
+      else
+        device.synchronize(index);
     }
   } else {
     op->backend = g.world.get();
@@ -540,6 +588,9 @@ CommBackendFactory detail::find_backend(const std::string& name) {
   std::lock_guard lk(r.mu);
   for (auto& [i, f] : r.backends)
     if (i.name == name) return f;
+#ifdef PLEXUS_HAVE_NCCL
+  if (name == "nccl") return detail::make_nccl_backend;
+#endif
   return nullptr;
 }
 
@@ -548,10 +599,19 @@ std::vector<CommBackendInfo> comm_backends() {
   out.push_back({"mpi", detail::mpi_version(),
                  "cpu directly; every other device type through host memory (not GPU-aware)",
                  true});
-  out.push_back({"nccl", "not built: plexus has no NCCL backend yet (cuda tensors use mpi)",
-                 "cuda directly", false});
   Registry& r = registry();
   std::lock_guard lk(r.mu);
+  bool nccl_registered = false;
+  for (auto& [i, f] : r.backends) nccl_registered |= i.name == "nccl";
+#ifdef PLEXUS_HAVE_NCCL
+  if (!nccl_registered) out.push_back(detail::nccl_info());
+#else
+  if (!nccl_registered)
+    out.push_back({"nccl",
+                   "not built: nccl.h was not found when plexus was configured (the CUDA "
+                   "toolkit's NCCL; cuda tensors use mpi through host memory)",
+                   "cuda directly", false});
+#endif
   for (auto& [i, f] : r.backends) out.push_back(i);
   return out;
 }

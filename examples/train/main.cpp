@@ -27,6 +27,7 @@
 #include <CLI/CLI.hpp>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <functional>
 #include <iostream>
@@ -39,6 +40,7 @@
 #include "simple_nn.h"
 #include "plexus/autograd.h"
 #include "plexus/data.h"
+#include "plexus/device_backend.h"
 #ifdef PLEXUS_HAVE_DISTRIBUTED
 #include "plexus/distributed.h"
 #endif
@@ -194,17 +196,17 @@ double evaluate(train::SimpleNN& model, const Tensor& x, const Tensor& y) {
   return mse_loss(model(x), y).item<double>();
 }
 
-int run(const Args& a) {
-  World world;
 #ifdef PLEXUS_HAVE_DISTRIBUTED
-  if (a.distributed) {
-    world.group = &distributed::init_process_group();
-    world.rank = world.group->rank();
-    world.size = world.group->size();
-  }
+// This rank's number among the ranks on its node, from what the launchers set
+// (Open MPI, MPICH/Hydra, Slurm); the global rank when none says.
+int local_rank(int rank) {
+  for (const char* name : {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID"})
+    if (const char* v = std::getenv(name); v && *v) return std::atoi(v);
+  return rank;
+}
 #endif
-  // Rank 0 reports; the other ranks train silently.
-  const bool report = world.rank == 0;
+
+int run(const Args& a) {
   std::optional<Runtime> runtime;
   try {
     runtime.emplace(RuntimeOptions{a.config});
@@ -214,14 +216,32 @@ int run(const Args& a) {
                  e.what());
     return 77;
   }
-  const Device device = runtime->device();
+  Device device = runtime->device();
+  World world;
+#ifdef PLEXUS_HAVE_DISTRIBUTED
+  // After the Runtime, so the plugins' device types exist when the group
+  // chooses a communication backend for each (nccl for cuda).
+  if (a.distributed) {
+    world.group = &distributed::init_process_group();
+    world.rank = world.group->rank();
+    world.size = world.group->size();
+    // One device per rank where the node has several of the configured type.
+    int count = device_backend(device.type).device_count();
+    if (world.size > 1 && device.type != kCPU && count > 1)
+      device = Device(device.type, int16_t(local_rank(world.rank) % count));
+  }
+#endif
+  // Rank 0 reports; the other ranks train silently.
+  const bool report = world.rank == 0;
   // Rank 0 prints; the others say nothing (errors still reach stderr).
   if (!report && !std::freopen("/dev/null", "w", stdout)) return 1;
   std::printf("device: %s\n", device.str().c_str());
+#ifdef PLEXUS_HAVE_DISTRIBUTED
   if (a.distributed)
-    std::printf("distributed: %d ranks, %lld rows per rank and step (global batch %lld)\n",
-                world.size, static_cast<long long>(a.batch),
-                static_cast<long long>(a.batch * world.size));
+    std::printf("distributed: %d ranks over %s, %lld rows per rank and step (global batch %lld)\n",
+                world.size, world.group->backend_for(device.type).c_str(),
+                static_cast<long long>(a.batch), static_cast<long long>(a.batch * world.size));
+#endif
   auto t0 = std::chrono::steady_clock::now();
   Data d = make_data(a, device);
   std::printf("data: 1000 samples x 10 features, %lld train / %lld test, standardized\n",

@@ -43,6 +43,17 @@ int run(const char* mode) {
     std::fprintf(stderr, "the group was made: the check is missing\n");
     return 1;
   }
+  if (std::strcmp(mode, "bad_backends_env") == 0) {
+    setenv("PLEXUS_DIST_BACKENDS", "cuda=nccl,simt", 1);
+    init_process_group();
+    std::fprintf(stderr, "the group was made: PLEXUS_DIST_BACKENDS is not checked\n");
+    return 1;
+  }
+  if (std::strcmp(mode, "nccl_serves_cuda_only") == 0) {
+    init_process_group({.backends = {{"cpu", "nccl"}}});
+    std::fprintf(stderr, "the group was made: nccl was accepted for cpu tensors\n");
+    return 1;
+  }
   ProcessGroup& pg = init_process_group({.timeout = std::chrono::seconds(2)});
   if (pg.size() != 2) {
     std::fprintf(stderr, "run under mpirun -np 2\n");
@@ -68,7 +79,8 @@ int run(const char* mode) {
 
 int main(int argc, char** argv) {
   if (argc != 2) {
-    std::fprintf(stderr, "usage: plexus-distributed-faults hang|exit|crash|cannot_serve\n");
+    std::fprintf(stderr, "usage: plexus-distributed-faults hang|exit|crash|cannot_serve|bad_backends_env|"
+                 "nccl_serves_cuda_only\n");
     return 2;
   }
   try {

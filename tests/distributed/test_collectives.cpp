@@ -11,42 +11,16 @@
 #include "plexus/factories.h"
 #include "plexus/ops.h"
 #include "plexus/random.h"
+#include "serial.h"
 
 using namespace plexus;
 using namespace plexus::distributed;
+using namespace plexus::distributed::testing;
 
 namespace {
 
 const std::vector<DType> kAll = {DType::Bool, DType::U8,   DType::I8,  DType::I16, DType::I32,
                                  DType::I64,  DType::F16,  DType::BF16, DType::F32, DType::F64};
-
-// Rank r's input: small integers (booleans for bool), different per rank and element.
-Tensor input_of(int r, DType dt, const std::vector<int64_t>& shape, int salt = 0) {
-  Tensor t = empty(shape, {DType::F64});
-  double* p = t.data<double>();
-  for (int64_t i = 0; i < t.numel(); ++i) {
-    int64_t v = (i * 3 + r * 7 + salt) % 11;
-    p[i] = dt == DType::Bool ? double(v % 3 == 0) : is_signed(dt) ? double(v - 5) : double(v);
-  }
-  return t.to(dt);
-}
-
-std::vector<double> values(const Tensor& t) {
-  Tensor h = t.to(Device()).to(DType::F64).contiguous();
-  return std::vector<double>(h.data<double>(), h.data<double>() + h.numel());
-}
-
-Tensor serial(const std::vector<Tensor>& ins, ReduceOp op) {
-  Tensor acc = ins[0].to(DType::F64);
-  for (size_t r = 1; r < ins.size(); ++r) {
-    Tensor x = ins[r].to(DType::F64);
-    acc = op == ReduceOp::Max ? maximum(acc, x) : op == ReduceOp::Min ? minimum(acc, x) : add(acc, x);
-  }
-  if (op == ReduceOp::Average) acc = div(acc, double(ins.size()));
-  return acc;
-}
-
-const std::vector<std::vector<int64_t>> kShapes = {{}, {0, 3}, {1}, {7}, {1000}, {13, 17}};
 
 }  // namespace
 

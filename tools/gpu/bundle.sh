@@ -13,7 +13,8 @@ stage=$(mktemp -d)
 trap 'rm -rf "$stage"' EXIT
 mkdir -p "$stage/bin" "$stage/lib/plexus/plugins" "$stage/deps" "$(dirname "$out")"
 
-programs=(plexus plexus-conformance plexus-bench plexus-example-train plexus-gpu-tests)
+programs=(plexus plexus-conformance plexus-bench plexus-example-train plexus-gpu-tests
+          plexus-distributed-nccl)
 for p in "${programs[@]}"; do cp "$build/bin/$p" "$stage/bin/"; done
 cp -P "$build"/lib/libplexus*.so* "$stage/lib/"  # libplexus, -distributed, the bench's CUDA peers
 for n in cpu cuda; do
@@ -21,7 +22,8 @@ for n in cpu cuda; do
      "$stage/lib/plexus/plugins/"
 done
 
-# What the GPU machine brings: glibc, the C++ runtime, cuBLAS and cuDNN.
+# What the GPU machine brings: glibc, the C++ runtime, cuBLAS and cuDNN (and
+# NCCL, which libplexus-distributed opens at run time, so ldd does not list it).
 system='^(linux-vdso|ld-linux|libc\.|libstdc\+\+|libgcc_s|libm\.|libdl\.|librt\.|libpthread\.|libcublas|libcudnn)'
 # The libraries ldd resolves, less those and the build's own.
 skip="${system%)}|libplexus)"

@@ -11,7 +11,7 @@
 set -u
 bundle=${1:-.gpu/bundle.tar.xz}
 logs=${2:-${OUT:-gpu-logs}}
-steps=${PLEXUS_GPU_STEPS:-"devices runtime conformance train bench torch train_torch grad composites own_kernels conv_algos sanitizer"}
+steps=${PLEXUS_GPU_STEPS:-"devices runtime nccl conformance train bench torch train_torch grad composites own_kernels conv_algos sanitizer"}
 mkdir -p "$logs"
 log=$logs/log.txt
 root=$(mktemp -d /tmp/plexus-gpu.XXXX)
@@ -24,12 +24,16 @@ for lib in libcublas.so.13 libcublasLt.so.13 libcudnn.so.9; do
   [ -n "$f" ] && libdirs+=("$(dirname "$f")")
 done
 cuda_libs=$(printf '%s\n' "${libdirs[@]}" | sort -u | paste -sd:)
-plexus_env=(env "LD_LIBRARY_PATH=$root/lib:$root/deps:$cuda_libs" "PATH=$root/bin:$PATH")
+# NCCL: the toolkit's, or the one PyTorch's wheels bring (opened at run time).
+nccl=$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt /usr/local/lib -name libnccl.so.2 2>/dev/null | head -1)
+plexus_env=(env "LD_LIBRARY_PATH=$root/lib:$root/deps:$cuda_libs" "PATH=$root/bin:$PATH"
+            "PLEXUS_NCCL_LIBRARY=$nccl")
 
 {
   echo "== machine: $(date -u +%FT%TZ)"
   nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv
   echo "cuBLAS/cuDNN from: ${cuda_libs:-not found}"
+  echo "NCCL: ${nccl:-not found}"
 } >>"$log" 2>&1
 
 # step NAME SECONDS COMMAND...: runs a step, appends its output and status.
@@ -60,6 +64,8 @@ conf="$root/bin/plexus-conformance --plugin cuda"
 step devices 30 "${plexus_env[@]}" plexus devices
 step runtime 60 "${plexus_env[@]}" PLEXUS_TEST_GPU_PLUGIN_DIR="$root/lib/plexus/plugins" \
   plexus-gpu-tests 'cuda:*'
+step nccl 120 "${plexus_env[@]}" PLEXUS_TEST_PLUGIN_DIR="$root/lib/plexus/plugins" \
+  plexus-distributed-nccl --durations yes
 step conformance 200 "${plexus_env[@]}" $conf --json "$logs/conformance.json"
 step train 90 "${plexus_env[@]}" bash -c "PLEXUS_DEVICE=cpu plexus-example-train --out $root/curves &&
   plexus-example-train --config $root/cuda.toml --out $root/curves &&

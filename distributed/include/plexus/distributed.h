@@ -59,7 +59,9 @@ using WorkPtr = std::shared_ptr<Work>;
 // A communication backend as the process group sees it (the interface
 // in-tree backends implement; not part of the plugin C ABI). Calls arrive
 // one at a time on the group's worker thread, with contiguous buffers in the
-// memory the backend said it serves, and block until done.
+// memory the backend said it serves, and block until done. Device buffers
+// arrive with the work that produced them finished (the group synchronizes
+// the issuing thread's stream of that device first).
 class CommBackend {
  public:
   virtual ~CommBackend() = default;
@@ -107,7 +109,10 @@ struct ProcessGroupOptions {
   // Compare dtypes, shapes and arguments across ranks before each collective
   // (one small all-gather). Default: on in debug builds, else PLEXUS_DIST_CHECK=1.
   std::optional<bool> check_consistency;
-  // Backend per device type name ("cuda" -> "nccl"); unnamed types use "mpi".
+  // Backend per device type name ("cuda" -> "mpi"). Types not named here
+  // take PLEXUS_DIST_BACKENDS ("cuda=mpi,npu=mine"), then "nccl" for cuda
+  // where every rank can run it, else "mpi". The types must be registered
+  // (plugins loaded, e.g. by a Runtime) before the group is made.
   std::map<std::string, std::string> backends;
 };
 
