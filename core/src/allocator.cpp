@@ -13,6 +13,7 @@
 
 #include "plexus/device_backend.h"
 #include "plexus/error.h"
+#include "plexus/stream.h"
 
 namespace plexus {
 
@@ -42,31 +43,34 @@ size_t round_block(size_t n) {
   return (n + step - 1) / step * step;
 }
 
+// Blocks are reused by size. For a backend with streams, a block goes only
+// to later allocations on the stream it was allocated on (its order makes the
+// reuse safe: plexus/stream.h); one that record_stream marked as used on
+// other streams waits, after its free, for the work queued there by then.
 class CachingAllocator final : public Allocator {
  public:
-  CachingAllocator(Device d, DeviceBackend& b) : device_(d), backend_(b) {}
+  CachingAllocator(Device d, DeviceBackend& b)
+      : device_(d), backend_(b), streams_(b.has_streams()), events_(b.has_events()) {}
   ~CachingAllocator() override { empty_cache(); }
 
   void* allocate(size_t nbytes) override {
     if (nbytes == 0) return nullptr;
     size_t size = round_block(nbytes);
+    detail::StreamKey key = streams_ ? detail::current_stream_key(device_) : detail::StreamKey{};
     {
       std::lock_guard lock(mutex_);
-      auto it = free_.find(size);
-      if (it != free_.end() && !it->second.empty()) {
-        void* p = it->second.back();
-        it->second.pop_back();
+      if (void* p = take_cached(size, key)) {
         stats_.cached_bytes -= size;
         stats_.cache_hits++;
-        note_alloc(size);
+        note_alloc(size, p, key);
         return p;
       }
     }
-    void* p = raw_allocate(size);
+    void* p = raw_allocate(size, nbytes);
     std::lock_guard lock(mutex_);
     stats_.device_allocations++;
     stats_.reserved_bytes += size;
-    note_alloc(size);
+    note_alloc(size, p, key);
     return p;
   }
 
@@ -76,22 +80,46 @@ class CachingAllocator final : public Allocator {
     std::lock_guard lock(mutex_);
     stats_.frees++;
     stats_.allocated_bytes -= size;
+    Cached block{ptr, {}, {}};
+    if (streams_) {
+      auto it = live_.find(ptr);
+      if (it != live_.end()) {
+        block.key = it->second.key;
+        mark_other_streams(block, it->second.used_on);
+        live_.erase(it);
+      }
+    }
     size_t limit = g_max_cached_bytes.load(std::memory_order_relaxed);
     if (limit != 0 && stats_.cached_bytes + size > limit) {  // over the limit: no caching
-      stats_.reserved_bytes -= size;
-      stats_.device_frees++;
-      backend_.deallocate(device_.index, ptr, size);
+      release(block, size);
       return;
     }
     stats_.cached_bytes += size;
     try {
-      free_[size].push_back(ptr);
+      free_[size].push_back(std::move(block));
     } catch (...) {  // no memory to remember the block: give it back instead
       stats_.cached_bytes -= size;
-      stats_.reserved_bytes -= size;
-      stats_.device_frees++;
-      backend_.deallocate(device_.index, ptr, size);
+      release(block, size);
     }
+  }
+
+  void record_stream(void* ptr, const Stream& stream) override {
+    if (!streams_ || ptr == nullptr) return;
+    PLEXUS_CHECK(stream.device() == device_, ErrorCode::InvalidArgument,
+                 "record_stream: the memory is on {}, the stream on {}", device_.str(),
+                 stream.device().str());
+    detail::StreamKey key{stream.handle(), 0};
+    if (!key.handle) key = detail::current_stream_key(device_);  // this thread's default
+    std::lock_guard lock(mutex_);
+    auto it = live_.find(ptr);
+    PLEXUS_CHECK(it != live_.end(), ErrorCode::InvalidArgument,
+                 "record_stream: {} holds no live block at this address (external memory is "
+                 "not the allocator's to track)",
+                 device_.str());
+    if (key == it->second.key) return;  // its own stream: already in order
+    for (const detail::StreamKey& k : it->second.used_on)
+      if (k == key) return;
+    it->second.used_on.push_back(key);
   }
 
   AllocatorStats stats() const override {
@@ -105,7 +133,10 @@ class CachingAllocator final : public Allocator {
   void empty_cache() override {
     std::lock_guard lock(mutex_);
     for (auto& [size, blocks] : free_) {
-      for (void* p : blocks) backend_.deallocate(device_.index, p, size);
+      for (Cached& b : blocks) {
+        wait_for(b);
+        backend_.deallocate(device_.index, b.ptr, size);
+      }
       stats_.device_frees += blocks.size();
       stats_.cached_bytes -= size * blocks.size();
       stats_.reserved_bytes -= size * blocks.size();
@@ -115,33 +146,116 @@ class CachingAllocator final : public Allocator {
   Device device() const override { return device_; }
 
  private:
-  void note_alloc(size_t size) {
+  struct Live {
+    detail::StreamKey key;                     // the stream it was allocated on
+    std::vector<detail::StreamKey> used_on;    // other streams (record_stream)
+  };
+  struct Cached {
+    void* ptr = nullptr;
+    detail::StreamKey key;
+    std::vector<void*> events;  // recorded on the other streams at the free
+  };
+
+  void note_alloc(size_t size, void* p, detail::StreamKey key) {
     stats_.allocations++;
     stats_.allocated_bytes += size;
     if (stats_.allocated_bytes > stats_.peak_allocated_bytes)
       stats_.peak_allocated_bytes = stats_.allocated_bytes;
+    if (streams_) live_[p] = Live{key, {}};
   }
-  // On failure, return the cache to the device and try once more.
-  void* raw_allocate(size_t size) {
+
+  // A cached block of this size for this stream, waiting (on the host) for
+  // the other streams that used it; null if none.
+  void* take_cached(size_t size, detail::StreamKey key) {
+    auto it = free_.find(size);
+    if (it == free_.end()) return nullptr;
+    std::vector<Cached>& blocks = it->second;
+    // Blocks with nothing to wait for first, the most recently freed first.
+    for (int pass = 0; pass < 2; ++pass)
+      for (size_t i = blocks.size(); i-- > 0;) {
+        Cached& b = blocks[i];
+        if (!(b.key == key) || (pass == 0 && !b.events.empty())) continue;
+        wait_for(b);
+        void* p = b.ptr;
+        blocks.erase(blocks.begin() + static_cast<std::ptrdiff_t>(i));
+        return p;
+      }
+    return nullptr;
+  }
+
+  // At the free of a block other streams used: an event on each, recorded
+  // now, that its reuse waits for. Where an event cannot be recorded (no
+  // events, or the default stream of another thread), wait on the host now.
+  void mark_other_streams(Cached& block, const std::vector<detail::StreamKey>& used_on) noexcept {
+    detail::StreamKey here = detail::current_stream_key(device_);
+    for (const detail::StreamKey& k : used_on) {
+      bool recordable = events_ && (k.handle != nullptr || k == here);
+      try {
+        if (recordable) {
+          void* e = backend_.create_event(device_.index);
+          block.events.push_back(e);
+          backend_.record_event(device_.index, e, k.handle);
+        } else if (k.handle) {
+          backend_.synchronize_stream(device_.index, k.handle);
+        } else {
+          backend_.synchronize(device_.index);
+        }
+      } catch (...) {
+        try {
+          backend_.synchronize(device_.index);
+        } catch (...) {
+        }
+      }
+    }
+  }
+
+  void wait_for(Cached& b) noexcept {
+    for (void* e : b.events) {
+      try {
+        backend_.synchronize_event(device_.index, e);
+      } catch (...) {
+      }
+      backend_.destroy_event(device_.index, e);
+    }
+    b.events.clear();
+  }
+
+  void release(Cached& block, size_t size) noexcept {
+    wait_for(block);
+    stats_.reserved_bytes -= size;
+    stats_.device_frees++;
+    backend_.deallocate(device_.index, block.ptr, size);
+  }
+
+  // On failure, return the cache to the device and try once more; then the
+  // error says what was asked for and what the cache held.
+  void* raw_allocate(size_t size, size_t asked) {
     try {
       return backend_.allocate(device_.index, size);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::OutOfMemory) throw;
     }
+    size_t cached = stats().cached_bytes;
     empty_cache();
     try {
       return backend_.allocate(device_.index, size);
     } catch (const Error& e) {
       if (e.code() != ErrorCode::OutOfMemory) throw;
-      fail(ErrorCode::OutOfMemory, "{}: allocating {} bytes failed ({} bytes in use): {}",
-           device_.str(), size, stats().allocated_bytes, e.message());
+      AllocatorStats st = stats();
+      fail(ErrorCode::OutOfMemory,
+           "{}: out of memory allocating {} bytes (a block of {}); {} bytes are in use by "
+           "tensors, {} cached bytes were given back to the device and the allocation retried: "
+           "{}",
+           device_.str(), asked, size, st.allocated_bytes, cached, e.message());
     }
   }
 
   Device device_;
   DeviceBackend& backend_;
+  const bool streams_, events_;
   mutable std::mutex mutex_;
-  std::unordered_map<size_t, std::vector<void*>> free_;
+  std::unordered_map<size_t, std::vector<Cached>> free_;
+  std::unordered_map<void*, Live> live_;  // backends with streams only
   AllocatorStats stats_;
 };
 

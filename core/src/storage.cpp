@@ -25,6 +25,10 @@ StorageImpl::StorageImpl(Device device, void* data, size_t nbytes,
       allocator_(nullptr),
       deleter_(std::move(deleter)) {}
 
+void StorageImpl::record_stream(const Stream& stream) const {
+  if (allocator_) allocator_->record_stream(data_, stream);
+}
+
 StorageImpl::~StorageImpl() {
   if (allocator_)
     allocator_->deallocate(data_, nbytes_);

@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "internal.h"
-#include "plexus/device_backend.h"
+#include "plexus/stream.h"
 #include "plexus/env.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
@@ -427,16 +427,10 @@ static WorkPtr issue(ProcessGroup::Impl& g, Kind kind, const Tensor& in, const T
       op->finish = [staged, target] { target.copy_(staged); };
     }
     // A backend that reads device memory itself runs on streams of its own:
-    // the work that produces the buffers (queued on this thread's stream of
-    // the device, the contiguous copies above included) must be done first.
-    if (direct && type != kCPU) {
-      DeviceBackend& device = device_backend(type);
-      int index = described.device().index;
-      if (device.has_streams())
-        device.synchronize_stream(index, nullptr);
-      else
-        device.synchronize(index);
-    }
+    // the work that produces the buffers (queued on this thread's current
+    // stream of the device, the contiguous copies above included) must be
+    // done first.
+    if (direct && type != kCPU) Stream::current(described.device()).synchronize();
   } else {
     op->backend = g.world.get();
   }

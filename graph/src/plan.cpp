@@ -12,6 +12,7 @@
 #include "plexus/factories.h"
 #include "plexus/device_backend.h"
 #include "plexus/profiler.h"
+#include "plexus/stream.h"
 #include "plugin/plugin_host.h"
 #include "plugin/trampoline.h"
 
@@ -345,7 +346,8 @@ void Plan::run_step(Step& s) {
     p.out.clear();
     for (int v : p.inputs) p.in.push_back(to_abi_tensor(vals_[static_cast<size_t>(v)]));
     for (int v : p.outputs) p.out.push_back(to_abi_tensor(vals_[static_cast<size_t>(v)]));
-    plexus_status st = p.ext->run(p.ext->user_data, p.compiled, p.in.data(), p.out.data(), nullptr);
+    plexus_status st = p.ext->run(p.ext->user_data, p.compiled, p.in.data(), p.out.data(),
+                                 detail::current_stream_handle(s.device));
     if (st != PLEXUS_OK)
       throw plugin_error(st, std::string(device_type_name(s.device.type)), s.label);
     for (int v : p.outputs) vals_[static_cast<size_t>(v)].storage()->bump_version("compiled graph");

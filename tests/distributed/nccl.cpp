@@ -27,6 +27,7 @@
 #include "plexus/optim.h"
 #include "plexus/plugins.h"
 #include "plexus/random.h"
+#include "plexus/stream.h"
 #include "serial.h"
 #include "simple_nn.h"
 
@@ -114,6 +115,14 @@ TEST_CASE("nccl reads what the cuda plugin's queued kernels produce", "[nccl]") 
     CAPTURE(r);
     CHECK(values(gathered.select(0, r)) == values(expected));
   }
+  // The same on a user stream: the group waits for this thread's current one.
+  Stream s = Stream::create(g_gpu);
+  StreamGuard guard(s);
+  Tensor y = host.to(g_gpu);
+  for (int i = 0; i < 40; ++i) y = add(mul(y, 0.9990234375), 0.125);
+  Tensor gathered_y = g_pg->all_gather(y);
+  Tensor expected_y = y.to(Device());
+  for (int r = 0; r < g_pg->size(); ++r) CHECK(values(gathered_y.select(0, r)) == values(expected_y));
 }
 
 TEST_CASE("nccl broadcast, all_gather and reduce_scatter match a serial computation", "[nccl]") {

@@ -9,6 +9,8 @@
 
 namespace plexus {
 
+class Stream;
+
 // Alignment of every host allocation plexus makes.
 inline constexpr size_t kHostAlignment = 64;
 
@@ -37,6 +39,10 @@ class Allocator {
   virtual void reset_peak() = 0;
   // Gives cached blocks back to the device.
   virtual void empty_cache() = 0;
+  // Marks the block at ptr (from allocate) as used by work on `stream` too:
+  // after its free, it is reused only once the work queued on that stream by
+  // then is done (plexus/stream.h). No-op for devices without streams.
+  virtual void record_stream(void* ptr, const Stream& stream) { (void)ptr, (void)stream; }
   virtual Device device() const = 0;
 };
 

@@ -12,6 +12,7 @@
 namespace plexus {
 
 class Allocator;
+class Stream;
 
 class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
  public:
@@ -27,6 +28,10 @@ class StorageImpl : public boost::intrusive_ref_counter<StorageImpl> {
   void* data() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return device_; }
+  // Tells the allocator that work on `stream` uses these bytes too, so they
+  // are not reused before it is done (plexus/stream.h). A no-op for memory
+  // the caller owns (its deleter decides when it may go).
+  void record_stream(const Stream& stream) const;
 
   // Bumped by every op that writes into this storage (in-place and out=
   // calls), with the op's name: autograd checks that tensors it saved for

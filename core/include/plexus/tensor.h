@@ -83,6 +83,12 @@ class Tensor {
   bool is_contiguous() const { return impl_->contiguous; }
   // Same handle (not just same storage).
   bool is_same(const Tensor& o) const { return impl_ == o.impl_; }
+  // Work queued on `stream` (not the stream this tensor was allocated on)
+  // uses this tensor: its memory is not reused until that work is done
+  // (plexus/stream.h; PyTorch's record_stream). Undefined tensors: no-op.
+  void record_stream(const Stream& stream) const {
+    if (impl_) impl_->storage->record_stream(stream);
+  }
   // "Tensor(float32, [2, 3], cpu)"
   std::string str() const;
   TensorImpl* impl() const { return impl_.get(); }

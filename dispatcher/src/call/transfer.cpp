@@ -2,6 +2,7 @@
 
 #include "plexus/device_backend.h"
 #include "plexus/factories.h"
+#include "plexus/stream.h"
 
 namespace plexus {
 
@@ -27,7 +28,8 @@ Tensor host_copy_of(const Tensor& t) {
   Storage host(new StorageImpl(Device(), last - first));
   if (last > first)
     device_backend(t.device().type)
-        .copy_to_host(t.device().index, host->data(), t.storage()->data(), first, last - first);
+        .copy_to_host_on(t.device().index, host->data(), t.storage()->data(), first, last - first,
+                         detail::current_stream_handle(t.device()));
   return host_view_like(t, std::move(host), first);
 }
 
@@ -39,9 +41,10 @@ void write_from_host(const Tensor& dst, const Tensor& src) {
   if (dst.numel() == 0) return;
   DeviceBackend& backend = device_backend(dst.device().type);
   int index = dst.device().index;
+  void* stream = detail::current_stream_handle(dst.device());
   if (dst.is_contiguous() && src.is_contiguous() && src.dtype() == dst.dtype()) {
-    backend.copy_from_host(index, dst.storage()->data(), dst.storage_offset() * dst.itemsize(),
-                           src.data_ptr(), dst.nbytes());
+    backend.copy_from_host_on(index, dst.storage()->data(), dst.storage_offset() * dst.itemsize(),
+                              src.data_ptr(), dst.nbytes(), stream);
     return;
   }
   // Read the destination's byte range, update it on the host, write it back:
@@ -49,8 +52,8 @@ void write_from_host(const Tensor& dst, const Tensor& src) {
   Tensor staged = host_copy_of(dst);
   staged.copy_(src);
   auto [first, last] = byte_extent(dst);
-  backend.copy_from_host(index, dst.storage()->data(), first,
-                         static_cast<const char*>(staged.storage()->data()), last - first);
+  backend.copy_from_host_on(index, dst.storage()->data(), first,
+                            static_cast<const char*>(staged.storage()->data()), last - first, stream);
 }
 
 void cross_device_copy(const Tensor& dst, const Tensor& src) {

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include "plexus/op.h"
+#include "plexus/stream.h"
 
 namespace plexus {
 
@@ -140,7 +141,7 @@ void kernel_trampoline(void* ctx, KernelCall& call) {
   c.num_args = static_cast<int64_t>(abi.size());
   c.device_index = call.device.index;
   c.dtype = static_cast<plexus_dtype>(call.dtype);
-  c.stream = nullptr;
+  c.stream = detail::current_stream_handle(call.device);  // this thread's (plexus/stream.h)
   c.host_call = &call;
   plexus_status st = k.fn(k.user_data, &c);
   if (st == PLEXUS_OK) [[likely]]

@@ -352,7 +352,9 @@ typedef struct plexus_backend {
   /* Waits on the host until all work on the stream is done. */
   plexus_status (*stream_synchronize)(void* user_data, int32_t device, void* stream);
   /* Events: markers in a stream. *out (out) receives the new event, owned by
-   * the host until it passes it to event_destroy. */
+   * the host until it passes it to event_destroy. The host may destroy an
+   * event right after event_wait or event_record: work already queued must
+   * not depend on the event object staying alive (as on CUDA). */
   plexus_status (*event_create)(void* user_data, int32_t device, void** out);
   void (*event_destroy)(void* user_data, int32_t device, void* event);
   /* Marks the point in `stream` (NULL: the default stream) reached so far. */

@@ -16,6 +16,7 @@
 #include "plexus/device_backend.h"
 #include "plexus/plugins.h"
 #include "runtime_checks.h"
+#include "stream_checks.h"
 
 using namespace plexus;
 
@@ -107,6 +108,14 @@ TEST_CASE("simt: the runtime checks pass with either default-stream policy") {
   CHECK(check_runtime_policies("simt"));
 }
 
+TEST_CASE("simt: user streams order work and keep freed blocks, with either default-stream policy") {
+  for (const char* policy : {"shared", "per_thread"}) {
+    INFO("default_stream = " << policy);
+    REQUIRE(load("simt", {{"default_stream", policy}}).state == PluginRecord::State::Loaded);
+    testing::check_real_streams(target("simt").device);
+  }
+}
+
 TEST_CASE("simt: a bad default_stream value fails init, naming the option and the choices") {
   PluginRecord r = load("simt", {{"default_stream", "per_stream"}});
   CHECK(r.state == PluginRecord::State::Failed);
@@ -143,5 +152,15 @@ TEST_CASE("cuda: plugin options are checked at init") {
 // is the real runtime's test (pinned staging, streams and events under threads).
 TEST_CASE("cuda: on a GPU, the runtime checks pass with either default-stream policy") {
   if (!check_runtime_policies("cuda")) WARN("no cuda device here: only the simt build ran them");
+}
+
+TEST_CASE("cuda: on a GPU, user streams order work and keep freed blocks") {
+  load("cuda");
+  auto type = find_device_type("cuda");
+  if (!type || find_device_backend(*type)->device_count() == 0) {
+    WARN("no cuda device here: only the simt build ran them");
+    return;
+  }
+  testing::check_real_streams(Device(*type, 0));
 }
 #endif
