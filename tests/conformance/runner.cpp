@@ -560,6 +560,7 @@ int run(const Options& opts) {
           r.name = c.name;
           r.variant = v;
           r.shape = describe_inputs(c);
+          if (v == "out" && c.out_layout != Contiguous) r.shape += ", out " + layout_str(c.out_layout);
           auto c0 = Clock::now();
           if (!ref_error.empty()) {
             r.status = Status::Fail;

@@ -176,10 +176,13 @@ endfunction()
 
 set(add add.out/float32)
 set(sum sum.IntList_out/float32)
+set(mm mm.out/float32)
 
 # No defect: every case and runtime check it runs passes.
 expect(control EXIT 0
-  MUST_PASS ${add}/odd/functional ${add}/transposed/out ${add}/stress/threads)
+  MUST_PASS ${add}/odd/functional ${add}/transposed/out ${add}/stress/threads
+            ${sum}/out_transposed/out ${sum}/out_pitched/out ${mm}/long_k_exact/functional
+            ${mm}/long_k/out)
 
 # Dense row-major addressing (offsets and stride-0 broadcasting kept): wrong
 # only where an input is transposed, strided or pitched, and then always for sum; add
@@ -268,17 +271,33 @@ expect(scalar_kind
             ${add}/odd/functional)
 
 # Contiguous rows taken for a contiguous tensor: wrong exactly where rows
-# have gaps between them (pitched).
+# have gaps between them (pitched, an input or sum's out).
 expect(pitch
-  FAIL_ONLY "^(${add}|${sum})/pitched"
+  FAIL_ONLY "^(${add}/pitched|${sum}/pitched|${sum}/out_pitched/out )"
   FAIL_ALL "^${sum}/pitched"
   MUST_FAIL ${add}/pitched/functional ${add}/pitched/out
   MUST_PASS ${add}/transposed/functional ${add}/strided/out ${add}/bcast_lhs/functional
             ${add}/expanded/functional ${sum}/strided/functional)
 
+# A sum that writes out as dense row-major: wrong exactly where the out
+# variant's out is a view with other strides.
+expect(dense_out
+  FAIL_ONLY "^${sum}/[a-z0-9_]+/out \\(.*, out (transposed|strided|pitched)"
+  FAIL_ALL "^${sum}/out_[a-z]+/out "
+  MUST_PASS ${sum}/out_transposed/functional ${sum}/rows/out ${sum}/transposed_rows/out
+            ${add}/transposed/out)
+
+# A product that drops the tail of K past its last whole tile of 1024: only
+# contractions in the thousands (long_k) can tell.
+expect(short_k
+  FAIL_ONLY "^${mm}/long_k"
+  FAIL_ALL "^${mm}/long_k"
+  MUST_PASS ${mm}/large/functional ${mm}/exact/functional ${mm}/transposed_both/out)
+
 # The printed re-run commands reproduce a failure alone (the deterministic
 # defects; the race's depends on timing).
-foreach(defect strides broadcast ulp overrun alpha alias_other truncate16 grid scalar_kind pitch)
+foreach(defect strides broadcast ulp overrun alpha alias_other truncate16 grid scalar_kind pitch
+        dense_out short_k)
   if(${defect}_caught)
     check_rerun(${defect})
   endif()

@@ -3,8 +3,8 @@
 // suite can be shown to catch it (check_mutants.cmake). kControl has no
 // defect and must pass every case it runs. The device is plain host memory
 // from malloc, handed to the host as opaque device pointers; kernels:
-// add.out and sum.IntList_out, float32 only, and copy_ into float32 (kTruncate16
-// adds a float16 add.out).
+// add.out, sum.IntList_out and mm.out, float32 only, and copy_ into float32
+// (kTruncate16 adds a float16 add.out).
 #include <algorithm>
 #include <atomic>
 #include <cmath>
@@ -34,6 +34,8 @@ enum class Defect {
   kGrid,       // sum writes only its first 65535 outputs: one per block of a grid without a stride loop
   kScalarKind, // add.out reads alpha's double field whatever the Scalar's kind
   kPitch,      // an operand whose innermost stride is 1 is taken as dense (row gaps ignored)
+  kDenseOut,   // sum writes its out as dense row-major, whatever out's strides
+  kShortK,     // mm sums K in tiles of 1024 and drops what is left after the last whole tile
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -105,6 +107,13 @@ class MutantBackend : public sdk::Backend<MutantBackend> {
   std::atomic<size_t> used_{0};
 };
 
+// Row-major strides of a dense tensor of these sizes.
+std::vector<int64_t> dense_strides(int32_t ndim, const int64_t* sizes) {
+  std::vector<int64_t> s(size_t(ndim), 1);
+  for (int32_t d = ndim - 2; d >= 0; --d) s[size_t(d)] = s[size_t(d) + 1] * sizes[d + 1];
+  return s;
+}
+
 // A float32 operand: a view of the tensor through a copy of its strides,
 // which the strides and broadcast defects rewrite.
 template <typename T>
@@ -150,13 +159,6 @@ class Operand {
   std::vector<int64_t> strides_;
   sdk::TensorView<T> view_;
 };
-
-// Row-major strides of a dense tensor of these sizes.
-std::vector<int64_t> dense_strides(int32_t ndim, const int64_t* sizes) {
-  std::vector<int64_t> s(size_t(ndim), 1);
-  for (int32_t d = ndim - 2; d >= 0; --d) s[size_t(d)] = s[size_t(d) + 1] * sizes[d + 1];
-  return s;
-}
 
 // kTruncate16's float16 add.out: right in every way but the last step, where
 // the float32 result is cut toward zero to float16 instead of rounded to
@@ -231,7 +233,13 @@ void sum_out(MutantBackend&, const plexus_kernel_call& call) {
   Operand<const float> self_op(args.tensor(0), true);
   Operand<float> out_op(args.tensor(4), false);
   const sdk::TensorView<const float>& self = self_op.view();
-  const sdk::TensorView<float>& out = out_op.view();
+  // kDenseOut: "the output is mine, so it is dense", wrong for a view as out.
+  const plexus_tensor& out_t = args.tensor(4);
+  std::vector<int64_t> out_dense = dense_strides(out_t.ndim, out_t.sizes);
+  const sdk::TensorView<float> out =
+      kDefect == Defect::kDenseOut
+          ? sdk::TensorView<float>(out_op.view().data(), out_t.ndim, out_t.sizes, out_dense.data())
+          : out_op.view();
   sdk::Span<int64_t> dims = args.int_list(1);
   const bool keepdim = args.boolean(2);
 
@@ -268,6 +276,31 @@ void sum_out(MutantBackend&, const plexus_kernel_call& call) {
   });
 }
 
+// mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): [m, k] @ [k, n], each
+// output a double sum over k, any strides.
+void mm_out(MutantBackend&, const plexus_kernel_call& call) {
+  // Plain views: the layout defects are add's and sum's.
+  sdk::Args args(call);
+  for (int i = 0; i < 3; ++i)
+    if (args.tensor(i).dtype != PLEXUS_DTYPE_F32)
+      sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "mutant kernels take float32 tensors only");
+  const sdk::TensorView<const float> a(args.tensor(0)), b(args.tensor(1));
+  const sdk::TensorView<float> out(args.tensor(2));
+  int64_t k = a.size(1);
+  if constexpr (kDefect == Defect::kShortK) {
+    // As a kernel whose K loop runs over whole tiles only would, once K
+    // outgrows one tile.
+    constexpr int64_t kTile = 1024;
+    if (k > kTile) k = k / kTile * kTile;
+  }
+  for (int64_t i = 0; i < out.size(0); ++i)
+    for (int64_t j = 0; j < out.size(1); ++j) {
+      double acc = 0;
+      for (int64_t p = 0; p < k; ++p) acc += double(a(i, p)) * double(b(p, j));
+      out(i, j) = static_cast<float>(acc);
+    }
+}
+
 // copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) into float32,
 // from any dtype: how the host converts a kernel's inputs (sum of float16
 // with dtype=float32, ...). Free of the defects, which are add's and sum's.
@@ -291,6 +324,7 @@ plexus_status init(const plexus_host_api* host, void** state) {
     const uint32_t f16 = kDefect == Defect::kTruncate16 ? PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F16) : 0;
     backend->register_kernel<&add_out>("add.out", f32 | f16);
     backend->register_kernel<&sum_out>("sum.IntList_out", f32);
+    backend->register_kernel<&mm_out>("mm.out", f32);
     backend->register_kernel<&copy>("copy_", f32);
   });
 }

@@ -98,6 +98,21 @@ void product_cases(CaseSet& set, bool batched, const std::vector<ProductShape>& 
     eb.insert(eb.begin(), 3);
   }
   add("exact", small_of(ea), Contiguous, small_of(eb), Contiguous, true);
+  // A contraction in the thousands, past any K tile or split a kernel uses,
+  // with small integers: partial sums reach a few thousand, exact in the
+  // float32 that 16-bit floats accumulate in (and in every wider type), so
+  // a kernel that drops a tail of K or accumulates in 16 bits is off by
+  // more than the one rounding at the end allows.
+  ref::Sizes la = {5, 3001}, lb = {3001, 7};
+  if (batched) {
+    la.insert(la.begin(), 2);
+    lb.insert(lb.begin(), 2);
+  }
+  auto nonneg_of = [dt](ref::Sizes s) {
+    return Make([dt, s](Rng& rng) { return small_integers(rng, dt, s, 0, 2); });
+  };
+  add("long_k_exact", nonneg_of(la), Contiguous, nonneg_of(lb), Transposed, true);
+  add("long_k", random_of(la), Contiguous, random_of(lb), Contiguous, false);
   add("exact_layouts", small_of(ea), Transposed | Offset, small_of(eb), Strided, true).out_layout =
       Transposed;
 
@@ -207,6 +222,7 @@ void addmm_cases(CaseSet& set) {
       {"k0", {5, 4}, {5, 0}, {0, 4}, ba},
       {"m0", {4}, {0, 5}, {5, 4}, ba},
       {"large", {200}, {200, 200}, {200, 200}, ba},
+      {"long_k", {7}, {5, 3001}, {3001, 7}, ba},
       {"transposed", {17, 13}, {17, 31}, {31, 13}, ba, Transposed, Transposed, Strided, Transposed},
       {"expanded_self", {17, 13}, {17, 31}, {31, 13}, ba, Expanded},
       {"offset", {17, 13}, {17, 31}, {31, 13}, ba, Offset, Offset, Offset, Offset, true},

@@ -28,6 +28,7 @@ struct Shape {
   Dims dims;
   bool keepdim = false;
   uint32_t layout = Contiguous;
+  uint32_t out_layout = Contiguous;  // of `out` in the out variant
 };
 
 // The shapes sum, mean, amax and amin run over.
@@ -67,6 +68,10 @@ const std::vector<TableEntry>& reduce_table() {
       {{"offset", {37}, std::nullopt, false, Offset}},
       {{"expanded", {13, 17}, DimList{0}, false, Expanded}},
       {{"mixed_layout", {5, 6, 7}, DimList{0, 2}, false, Transposed | Strided | Offset}},
+      // A non-contiguous `out`: transposed, every other element, rows with gaps.
+      {{"out_transposed", {5, 6, 7}, DimList{2}, false, Contiguous, Transposed}},
+      {{"out_strided", {6, 9, 5}, DimList{1}, true, Contiguous, Strided}},
+      {{"out_pitched", {6, 9, 5}, DimList{2}, false, Contiguous, Pitched}},
       {{"medium_cols", {100, 257}, DimList{0}}},
       {{"large", {383, 389}, std::nullopt}},
       // More outputs than one grid dimension launches (65535 blocks or workgroups).
@@ -143,7 +148,9 @@ void sum_mean_cases(CaseSet& set, bool is_mean) {
 
   for (const TableEntry& e : reduce_table()) {
     const Shape& s = e.shape;
-    add(s.name, random_of(dt, s.sizes), s.layout, s.dims, s.keepdim, false).stress = e.stress;
+    Case& c = add(s.name, random_of(dt, s.sizes), s.layout, s.dims, s.keepdim, false);
+    c.stress = e.stress;
+    c.out_layout = s.out_layout;
   }
 
   // Small integers in [-3, 3], at most 64 terms: every partial sum is an
@@ -248,6 +255,7 @@ void extreme_cases(CaseSet& set, bool largest) {
     const Shape& s = e.shape;
     Case& c = add(s.name, random_of(dt, s.sizes), s.layout, s.dims, s.keepdim);
     c.stress = e.stress;
+    c.out_layout = s.out_layout;
     // No element to pick: the op must raise.
     if (e.empty_reduction) c.expect_error = "cannot reduce";
   }
@@ -287,6 +295,7 @@ void arg_extreme_cases(CaseSet& set, bool largest) {
     Dim dim;
     bool keepdim = false;
     uint32_t layout = Contiguous;
+    uint32_t out_layout = Contiguous;
   };
   const ArgShape shapes[] = {
       {"0d", {}, std::nullopt},
@@ -309,13 +318,17 @@ void arg_extreme_cases(CaseSet& set, bool largest) {
       {"offset", {37}, std::nullopt, false, Offset},
       {"expanded", {13, 17}, 0, false, Expanded},
       {"mixed_layout", {5, 6, 7}, 2, true, Transposed | Strided | Offset},
+      {"out_transposed", {5, 6, 7}, 2, false, Contiguous, Transposed},
+      {"out_pitched", {6, 9, 5}, 2, false, Contiguous, Pitched},
       {"large", {383, 389}, std::nullopt},
       {"large_rows", {100, 257}, 1},
       {"stress", {64, 257}, 1},
   };
-  for (const ArgShape& s : shapes)
-    add(s.name, random_of(dt, s.sizes), s.layout, s.dim, s.keepdim).stress =
-        std::string(s.name) == "stress";
+  for (const ArgShape& s : shapes) {
+    Case& c = add(s.name, random_of(dt, s.sizes), s.layout, s.dim, s.keepdim);
+    c.stress = std::string(s.name) == "stress";
+    c.out_layout = s.out_layout;
+  }
   // Few distinct values: the first of equal extremes wins.
   for (Dim d : {Dim{}, Dim{1}, Dim{0}}) {
     std::string name = d ? "ties_dim" + std::to_string(*d) : "ties_flat";
