@@ -226,10 +226,17 @@ expect(overrun
 
 # A scratch buffer shared by concurrent calls: right alone, wrong under threads.
 expect(race
-  FAIL_ONLY "^${add}/[a-z0-9_]+/threads "
+  FAIL_ONLY "^${add}/[a-z0-9_]+/threads(_mixed)? "
   MESSAGE "concurrent threads"
   MUST_PASS ${add}/stress/functional ${add}/stress/out ${add}/stress/inplace
             ${add}/alpha_stress/functional)
+
+# A launch size shared by concurrent calls: right while they have one shape
+# (threads), wrong when calls of another shape overlap (threads_mixed).
+expect(race_shape
+  FAIL_ONLY "^${add}/[a-z0-9_]+/threads_mixed "
+  MESSAGE "concurrent threads"
+  MUST_PASS ${add}/stress/threads ${add}/stress/functional ${add}/alpha_stress/threads)
 
 # alpha taken as 1: every alpha_ case, and nothing else.
 expect(alpha

@@ -14,6 +14,7 @@
 #include <limits>
 #include <plexus/plugin.hpp>
 #include <string>
+#include <thread>
 #include <vector>
 
 namespace mutant {
@@ -36,6 +37,7 @@ enum class Defect {
   kPitch,      // an operand whose innermost stride is 1 is taken as dense (row gaps ignored)
   kDenseOut,   // sum writes its out as dense row-major, whatever out's strides
   kShortK,     // mm sums K in tiles of 1024 and drops what is left after the last whole tile
+  kRaceShape,  // add.out keeps its launch size in one global: right while concurrent calls agree
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -204,6 +206,16 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
       sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "mutant_race: add.out of more than 2^20 elements");
     for (int64_t i = 0; i < o.numel(); ++i) scratch[i] = add(self.view()[i], other.view()[i]);
     for (int64_t i = 0; i < o.numel(); ++i) o[i] = scratch[i];
+  } else if constexpr (kDefect == Defect::kRaceShape) {
+    // The launch size (a cached grid) in one global for every call: calls of
+    // one size at once agree on it; a call of another size changes it under
+    // a running one, which then covers only part of its output.
+    static std::atomic<int64_t> launch{0};
+    const sdk::TensorView<float>& o = out.view();
+    launch.store(o.numel());
+    std::this_thread::yield();
+    const int64_t n = std::min(launch.load(), o.numel());
+    for (int64_t i = 0; i < n; ++i) o[i] = add(self.view()[i], other.view()[i]);
   } else if constexpr (kDefect == Defect::kAliasOther) {
     // out = self, then out += alpha * other: right when out is self or
     // separate, wrong when out is other (other is overwritten first).
