@@ -352,7 +352,16 @@ void apply_xfail(std::vector<XFailEntry>& entries, std::vector<Result>& results,
 
 }  // namespace
 
-int run(const Options& opts) {
+std::string device_report_path(const std::string& path, int device) {
+  if (path.empty() || device == 0) return path;
+  size_t slash = path.find_last_of('/');
+  size_t dot = path.find_last_of('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) dot = path.size();
+  return path.substr(0, dot) + ".device" + std::to_string(device) + path.substr(dot);
+}
+
+int run(const Options& opts, int* device_count) {
+  if (device_count) *device_count = 0;
   auto t0 = Clock::now();
   Loaded loaded = load(opts.plugin);
   if (!loaded.error.empty()) {
@@ -410,6 +419,7 @@ int run(const Options& opts) {
   tg.backend = find_device_backend(type);
   tg.device = Device(type, static_cast<int16_t>(opts.device));
   int count = tg.backend ? tg.backend->device_count() : 0;
+  if (device_count) *device_count = count;
 
   std::vector<Result> results;
   ReportInfo info;

@@ -52,10 +52,17 @@ struct Result {
   std::string id() const;  // "op/dtype/name/variant"
 };
 
-// Runs the suite as `opts` says. Returns the process exit status: 0 when
-// everything passed, 1 on any failure (xpass included), 2 for a usage error,
-// 77 when the plugin has no device here (everything skipped, with the reason).
-int run(const Options& opts);
+// Runs the suite as `opts` says, on device opts.device. Returns the process
+// exit status: 0 when everything passed, 1 on any failure (xpass included), 2
+// for a usage error, 77 when the plugin has no device here (everything
+// skipped, with the reason). *device_count, when given, receives how many
+// devices the plugin's backend has (0 when it did not get that far).
+int run(const Options& opts, int* device_count = nullptr);
+
+// A report path for device `device` of a sweep over every device: device 0
+// keeps `path`; others get ".device<N>" before the extension
+// ("out/report.json" -> "out/report.device1.json"). Empty stays empty.
+std::string device_report_path(const std::string& path, int device);
 
 // s quoted for a POSIX shell when it needs quoting.
 std::string shell_quote(const std::string& s);

@@ -223,7 +223,7 @@ TEST_CASE("plexus ops prints the coverage matrix with a column per backend") {
   CHECK_THAT(row("sub.out"), Catch::Matches("sub\\.out +native +composite( +\\S+)* *"));
   CHECK_THAT(row("mul.out"), Catch::Matches("mul\\.out +native +fallback( +\\S+)* *"));
   CHECK_THAT(r.out, Catch::Contains("\ncpu: ") && Catch::Contains(" 0 missing\n") &&
-                        Catch::Contains("\nmutant_control: 3 native, "));
+                        Catch::Contains("\nmutant_control: 4 native, "));
 }
 
 TEST_CASE("plexus ops NAME shows that op's schemas and kernels") {

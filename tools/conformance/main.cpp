@@ -1,9 +1,14 @@
 // plexus-conformance: proves a backend plugin correct against an independent
 // double-precision reference, and tells its vendor exactly what is wrong.
 #include <CLI/CLI.hpp>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
 
 #include "crash.h"
 #include "plexus/env.h"
@@ -21,7 +26,11 @@ int main(int argc, char** argv) {
                  "Plugin to test: a name on the plugin search path, or the path of its manifest, "
                  "library or directory")
       ->required();
-  app.add_option("--device", o.device, "Device index of the plugin's backend")->capture_default_str();
+  int device = -1;
+  app.add_option("--device", device,
+                 "Device index of the plugin's backend (default: every device, one after the "
+                 "other; the reports of device N > 0 get .deviceN before their extension)")
+      ->check(CLI::NonNegativeNumber);
   app.add_option("--filter", o.filter, "Run only the cases whose id matches this glob (* and ?)")
       ->capture_default_str();
   app.add_option("--seed", o.seed, "Seed of the generated values")->capture_default_str();
@@ -50,10 +59,40 @@ int main(int argc, char** argv) {
   // The suite reports problems itself; loader warnings would repeat them.
   if (!plexus::env_var("PLEXUS_LOG_LEVEL")) plexus::logging::set_level(spdlog::level::err);
   plexus::conformance::install_crash_handler();
+  // A run of the sweep over every device, started for device N > 0 below.
+  if (const char* sweep = std::getenv("PLEXUS_CONFORMANCE_SWEEP"); sweep && device > 0) {
+    o.json = plexus::conformance::device_report_path(o.json, device);
+    o.junit = plexus::conformance::device_report_path(o.junit, device);
+  }
+  int count = 0, rc = 0;
   try {
-    return plexus::conformance::run(o);
+    o.device = device < 0 ? 0 : device;
+    rc = plexus::conformance::run(o, &count);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "plexus-conformance: %s\n", e.what());
     return 1;
   }
+  if (device >= 0 || o.list || count <= 1 || (rc != 0 && rc != 1)) return rc;
+  // Every other device of the plugin, each in a process of its own (a
+  // plugin loads once per process), with the same arguments and --device N.
+  setenv("PLEXUS_CONFORMANCE_SWEEP", "1", 1);
+  for (int d = 1; d < count; ++d) {
+    std::vector<std::string> args(argv, argv + argc);
+    args.push_back("--device");
+    args.push_back(std::to_string(d));
+    std::vector<char*> cargs;
+    for (std::string& a : args) cargs.push_back(a.data());
+    cargs.push_back(nullptr);
+    std::fflush(stdout);
+    pid_t pid = 0;
+    if (posix_spawn(&pid, "/proc/self/exe", nullptr, nullptr, cargs.data(), environ) != 0) {
+      std::fprintf(stderr, "plexus-conformance: could not start the run for device %d\n", d);
+      return 1;
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    int child = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+    if (child != 0) rc = 1;
+  }
+  return rc;
 }

@@ -81,14 +81,23 @@ endfunction()
 # passed. Sets <defect>_caught and <defect>_rerun to the first failure the
 # defect explains and its re-run command, for check_rerun.
 function(expect defect)
-  cmake_parse_arguments(arg "" "EXIT;FAIL_ONLY;MESSAGE" "FAIL_ALL;MUST_FAIL;MUST_PASS" ${ARGN})
+  cmake_parse_arguments(arg "" "EXIT;FAIL_ONLY;MESSAGE;DEVICE" "FAIL_ALL;MUST_FAIL;MUST_PASS" ${ARGN})
   if(NOT DEFINED arg_EXIT)
     set(arg_EXIT 1)
   endif()
+  # The suite runs on both of a mutant's devices; the rules read device 0's
+  # report unless DEVICE names another.
   set(json ${WORK}/${defect}.json)
-  file(REMOVE ${json})
+  set(device_json ${WORK}/${defect}.device1.json)
+  file(REMOVE ${json} ${device_json})
   execute_process(COMMAND ${CONFORMANCE} --plugin ${MUTANTS}/${defect} --no-xfail --json ${json}
                   RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE out)
+  if(NOT EXISTS ${device_json})
+    problem("mutant_${defect}: no report for its device 1 (${device_json}): the sweep over every device did not run")
+  endif()
+  if(DEFINED arg_DEVICE)
+    set(json ${WORK}/${defect}.device${arg_DEVICE}.json)
+  endif()
   file(WRITE ${WORK}/${defect}.txt "${out}")
   if(NOT EXISTS ${json})
     problem("mutant_${defect}: exit status ${rc} and no JSON report; output in ${WORK}/${defect}.txt")
@@ -301,10 +310,22 @@ expect(short_k
   FAIL_ALL "^${mm}/long_k"
   MUST_PASS ${mm}/large/functional ${mm}/exact/functional ${mm}/transposed_both/out)
 
+# Kernels that look every tensor up in device 0's memory: right on device 0,
+# wrong for every case with a tensor on device 1 (the suite's default runs
+# every device of a plugin).
+expect(device0 DEVICE 1
+  FAIL_ONLY "^(${add}|${sum}|${mm}|add.out/float16|copy_)/"
+  MESSAGE "is not memory of device 0"
+  FAIL_ALL "^${add}/odd/functional" "^${sum}/rows/functional" "^${mm}/large/functional")
+read_report(${WORK}/device0.json device0_on_0)
+if(device0_on_0_failed)
+  problem("mutant_device0: device 0 should pass everything, but failed ${device0_on_0_failed}")
+endif()
+
 # The printed re-run commands reproduce a failure alone (the deterministic
 # defects; the race's depends on timing).
 foreach(defect strides broadcast ulp overrun alpha alias_other truncate16 grid scalar_kind pitch
-        dense_out short_k)
+        dense_out short_k device0)
   if(${defect}_caught)
     check_rerun(${defect})
   endif()

@@ -12,6 +12,8 @@
 #include <cstring>
 #include <iterator>
 #include <limits>
+#include <mutex>
+#include <unordered_map>
 #include <plexus/plugin.hpp>
 #include <string>
 #include <thread>
@@ -38,6 +40,7 @@ enum class Defect {
   kDenseOut,   // sum writes its out as dense row-major, whatever out's strides
   kShortK,     // mm sums K in tiles of 1024 and drops what is left after the last whole tile
   kRaceShape,  // add.out keeps its launch size in one global: right while concurrent calls agree
+  kDevice0,    // kernels look their tensors up in device 0's memory, whatever the call's device
 };
 constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 
@@ -45,10 +48,51 @@ constexpr Defect kDefect = Defect::PLEXUS_MUTANT;
 // kernel scribbles on memory of ours instead of the C library's heap.
 constexpr size_t kSlack = 64;
 constexpr size_t kCapacity = size_t{1} << 30;
+// Two devices, each with its own memory, as a machine with two GPUs.
+constexpr int32_t kDevices = 2;
+
+// Which device each block of memory belongs to. A kernel finds its tensors'
+// memory through its call's device, as a GPU kernel runs in that device's
+// context; a block of another device is not there (on a GPU: an illegal
+// address).
+class Owners {
+ public:
+  void add(const void* p, int32_t device) {
+    std::lock_guard lock(mutex_);
+    owner_[p] = device;
+  }
+  void remove(const void* p) {
+    std::lock_guard lock(mutex_);
+    owner_.erase(p);
+  }
+  bool on(const void* p, int32_t device) {
+    std::lock_guard lock(mutex_);
+    auto it = owner_.find(p);
+    return it != owner_.end() && it->second == device;
+  }
+
+ private:
+  std::mutex mutex_;
+  std::unordered_map<const void*, int32_t> owner_;
+};
+Owners g_owners;
+
+// Every tensor of a kernel call must be memory of the call's device.
+void check_memory(const plexus_kernel_call& call) {
+  const int32_t device = kDefect == Defect::kDevice0 ? 0 : call.device_index;
+  for (int64_t i = 0; i < call.num_args; ++i) {
+    if (call.args[i].tag != PLEXUS_VALUE_TENSOR) continue;
+    const plexus_tensor& t = *call.args[i].u.tensor;
+    if (t.storage && !g_owners.on(t.storage, device))
+      sdk::fail(PLEXUS_ERROR_DEVICE, std::string(PLEXUS_PLUGIN_NAME) + ": argument " +
+                                         std::to_string(i) + " is not memory of device " +
+                                         std::to_string(device));
+  }
+}
 
 class MutantBackend : public sdk::Backend<MutantBackend> {
  public:
-  int32_t device_count() { return 1; }
+  int32_t device_count() { return kDevices; }
 
   void properties(int32_t device, plexus_device_properties& out) {
     check_device(device);
@@ -71,9 +115,11 @@ class MutantBackend : public sdk::Backend<MutantBackend> {
                                                 ": out of memory for " + std::to_string(nbytes) +
                                                 " bytes");
     }
+    g_owners.add(p, device);
     return p;
   }
   void deallocate(int32_t, void* ptr, size_t nbytes) {
+    g_owners.remove(ptr);
     std::free(ptr);
     used_.fetch_sub(nbytes);
   }
@@ -101,7 +147,7 @@ class MutantBackend : public sdk::Backend<MutantBackend> {
 
  private:
   static void check_device(int32_t device) {
-    if (device != 0)
+    if (device < 0 || device >= kDevices)
       sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
                 std::string(PLEXUS_PLUGIN_NAME) + " has no device " + std::to_string(device));
   }
@@ -185,6 +231,7 @@ void add_f16(const plexus_kernel_call& call) {
 // add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out); the
 // host has broadcast self and other to out's shape (stride 0 where broadcast).
 void add_out(MutantBackend&, const plexus_kernel_call& call) {
+  check_memory(call);
   sdk::Args args(call);
   if constexpr (kDefect == Defect::kTruncate16)
     if (args.tensor(3).dtype == PLEXUS_DTYPE_F16) return add_f16(call);
@@ -241,6 +288,7 @@ void add_out(MutantBackend&, const plexus_kernel_call& call) {
 //                 ScalarType? dtype=None, Tensor(a!) out): the host passes
 // dim as the dims of self to reduce, ascending (all of them for None).
 void sum_out(MutantBackend&, const plexus_kernel_call& call) {
+  check_memory(call);
   sdk::Args args(call);
   Operand<const float> self_op(args.tensor(0), true);
   Operand<float> out_op(args.tensor(4), false);
@@ -291,6 +339,7 @@ void sum_out(MutantBackend&, const plexus_kernel_call& call) {
 // mm.out(Tensor self, Tensor mat2, *, Tensor(a!) out): [m, k] @ [k, n], each
 // output a double sum over k, any strides.
 void mm_out(MutantBackend&, const plexus_kernel_call& call) {
+  check_memory(call);
   // Plain views: the layout defects are add's and sum's.
   sdk::Args args(call);
   for (int i = 0; i < 3; ++i)
@@ -317,6 +366,7 @@ void mm_out(MutantBackend&, const plexus_kernel_call& call) {
 // from any dtype: how the host converts a kernel's inputs (sum of float16
 // with dtype=float32, ...). Free of the defects, which are add's and sum's.
 void copy(MutantBackend&, const plexus_kernel_call& call) {
+  check_memory(call);
   sdk::Args args(call);
   const plexus_tensor& self = args.tensor(0);
   const plexus_tensor& src = args.tensor(1);
