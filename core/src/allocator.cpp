@@ -242,11 +242,18 @@ class CachingAllocator final : public Allocator {
     } catch (const Error& e) {
       if (e.code() != ErrorCode::OutOfMemory) throw;
       AllocatorStats st = stats();
+      size_t total = 0;
+      try {
+        total = backend_.properties(device_.index).total_memory;
+      } catch (const Error&) {
+      }
       fail(ErrorCode::OutOfMemory,
-           "{}: out of memory allocating {} bytes (a block of {}); {} bytes are in use by "
+           "{}: out of memory allocating {} bytes (a block of {}){}; {} bytes are in use by "
            "tensors, {} cached bytes were given back to the device and the allocation retried: "
            "{}",
-           device_.str(), asked, size, st.allocated_bytes, cached, e.message());
+           device_.str(), asked, size,
+           total ? fmt::format(" on a device of {} bytes", total) : std::string(),
+           st.allocated_bytes, cached, e.message());
     }
   }
 

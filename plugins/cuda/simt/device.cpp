@@ -1,6 +1,7 @@
 // The one emulated device, its properties, and the runtime's errors.
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <cstdlib>
@@ -65,7 +66,7 @@ simtError_t simtGetDeviceProperties(simtDeviceProp* prop, int device) {
   std::memset(prop, 0, sizeof *prop);
   int warp = simt::launch_warp_size();
   std::snprintf(prop->name, sizeof prop->name, "plexus SIMT emulation (host cpu, warp %d)", warp);
-  prop->totalGlobalMem = size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
+  prop->totalGlobalMem = device_memory();
   prop->sharedMemPerBlock = 48 * 1024;
   prop->warpSize = warp;
   prop->maxThreadsPerBlock = 1024;
@@ -100,8 +101,9 @@ simtError_t simtRuntimeGetVersion(int* version) {
 simtError_t simtMemGetInfo(size_t* free_bytes, size_t* total_bytes) {
   if (!free_bytes || !total_bytes) return fail(simtErrorInvalidValue);
   size_t page = size_t(sysconf(_SC_PAGESIZE));
-  *free_bytes = size_t(sysconf(_SC_AVPHYS_PAGES)) * page;
-  *total_bytes = size_t(sysconf(_SC_PHYS_PAGES)) * page;
+  *total_bytes = device_memory();
+  *free_bytes = std::min(size_t(sysconf(_SC_AVPHYS_PAGES)) * page,
+                         *total_bytes - std::min(*total_bytes, device_memory_used()));
   return simtSuccess;
 }
 

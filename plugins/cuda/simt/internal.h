@@ -33,6 +33,10 @@ namespace detail {
 
 // Returns e after recording it as this thread's last error (when not success).
 simtError_t fail(simtError_t e);
+// The device's memory in bytes (PLEXUS_SIMT_DEVICE_MEMORY, else the host's)
+// and the bytes simtMalloc has handed out.
+size_t device_memory();
+size_t device_memory_used();
 // The sticky failure of work that already ran ("" when none); once set, every
 // call returns simtErrorLaunchFailure.
 bool has_launch_failure();

@@ -3,6 +3,9 @@
 // a runtime passing a host pointer as a device one fails here as on a GPU.
 #include <cstdlib>
 #include <cstring>
+#include <unistd.h>
+
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -15,6 +18,7 @@ constexpr size_t kAlignment = 256;  // cudaMalloc's guarantee
 
 std::mutex g_mutex;
 std::map<uintptr_t, size_t> g_device;  // start -> size
+size_t g_device_bytes = 0;              // the sum of g_device's sizes
 std::set<void*> g_pinned;
 
 bool is_device(const void* p, size_t n) {
@@ -33,6 +37,22 @@ bool sides_ok(void* dst, const void* src, size_t n, simtMemcpyKind kind) {
 }
 
 }  // namespace
+
+size_t device_memory() {
+  // PLEXUS_SIMT_DEVICE_MEMORY (bytes) makes the device that small, so that
+  // tests can fill it; by default it has the host's memory.
+  static const size_t limit = [] {
+    const char* env = std::getenv("PLEXUS_SIMT_DEVICE_MEMORY");
+    return env && *env ? size_t(std::strtoull(env, nullptr, 10)) : size_t(0);
+  }();
+  return limit ? limit : size_t(sysconf(_SC_PHYS_PAGES)) * size_t(sysconf(_SC_PAGESIZE));
+}
+
+size_t device_memory_used() {
+  std::lock_guard lock(g_mutex);
+  return g_device_bytes;
+}
+
 }  // namespace simt::detail
 
 using namespace simt;
@@ -43,10 +63,19 @@ simtError_t simtMalloc(void** ptr, size_t size) {
   if (has_launch_failure()) return fail(simtErrorLaunchFailure);
   *ptr = nullptr;
   if (size == 0) return simtSuccess;
+  {
+    std::lock_guard lock(g_mutex);
+    if (size > device_memory() - std::min(g_device_bytes, device_memory()))
+      return fail(simtErrorMemoryAllocation);
+    g_device_bytes += size;  // reserved before the host allocation, given back below on failure
+  }
   void* p = std::aligned_alloc(kAlignment, (size + kAlignment - 1) / kAlignment * kAlignment);
-  if (!p) return fail(simtErrorMemoryAllocation);
-  std::memset(p, 0xff, size);  // fresh memory reads as NaN / -1, like garbage
   std::lock_guard lock(g_mutex);
+  if (!p) {
+    g_device_bytes -= size;
+    return fail(simtErrorMemoryAllocation);
+  }
+  std::memset(p, 0xff, size);  // fresh memory reads as NaN / -1, like garbage
   g_device[uintptr_t(p)] = size;
   *ptr = p;
   return simtSuccess;
@@ -56,7 +85,10 @@ simtError_t simtFree(void* ptr) {
   if (!ptr) return simtSuccess;
   {
     std::lock_guard lock(g_mutex);
-    if (!g_device.erase(uintptr_t(ptr))) return fail(simtErrorInvalidDevicePointer);
+    auto it = g_device.find(uintptr_t(ptr));
+    if (it == g_device.end()) return fail(simtErrorInvalidDevicePointer);
+    g_device_bytes -= it->second;
+    g_device.erase(it);
   }
   // Like cudaFree: waits for the device so no queued work still uses it.
   simtDeviceSynchronize();

@@ -12,8 +12,11 @@
 #include <thread>
 #include <vector>
 
+#include "plexus/allocator.h"
 #include "plexus/device.h"
 #include "plexus/device_backend.h"
+#include "plexus/error.h"
+#include "plexus/factories.h"
 #include "plexus/plugins.h"
 #include "runtime_checks.h"
 #include "stream_checks.h"
@@ -114,6 +117,45 @@ TEST_CASE("simt: user streams order work and keep freed blocks, with either defa
     REQUIRE(load("simt", {{"default_stream", policy}}).state == PluginRecord::State::Loaded);
     testing::check_real_streams(target("simt").device);
   }
+}
+
+// The emulated device made 256 MiB (read at its first allocation: ctest runs
+// each test case in a process of its own).
+TEST_CASE("simt: a full device fails an allocation clearly, retries after emptying the cache, and recovers") {
+  setenv("PLEXUS_SIMT_DEVICE_MEMORY", "268435456", 1);
+  REQUIRE(load("simt").state == PluginRecord::State::Loaded);
+  Device d = target("simt").device;
+  Allocator& alloc = allocator_for(d);
+  alloc.empty_cache();
+  const int64_t block = int64_t(16) << 20;  // floats: 64 MiB
+  std::vector<Tensor> held;
+  std::string message;
+  try {
+    for (int i = 0; i < 8; ++i) held.push_back(empty({block}, {DType::F32, d}));
+    FAIL("8 blocks of 64 MiB fit a device of 256 MiB");
+  } catch (const Error& e) {
+    CHECK(e.code() == ErrorCode::OutOfMemory);
+    message = e.what();
+  }
+  CHECK(!held.empty());
+  CHECK(held.size() <= 4);
+  CHECK_THAT(message, Catch::Contains(d.str() + ": out of memory allocating 67108864 bytes") &&
+                          Catch::Contains("on a device of 268435456 bytes") &&
+                          Catch::Contains("in use by tensors") &&
+                          Catch::Contains("cached bytes were given back to the device"));
+  // What was allocated before is intact.
+  held.front().fill_(3.0);
+  CHECK(held.front().to(Device()).data<float>()[block - 1] == 3.0f);
+  // Freed blocks stay cached; a larger tensor than any of them fits only once
+  // the cache goes back to the device, which the allocator does by itself.
+  size_t frees = alloc.stats().device_frees;
+  const size_t cached = held.size() * size_t(block) * sizeof(float);
+  held.clear();
+  CHECK(alloc.stats().cached_bytes >= cached);
+  Tensor big = empty({block * 2}, {DType::F32, d});
+  CHECK(alloc.stats().device_frees > frees);
+  big.fill_(1.0);
+  CHECK(big.to(Device()).data<float>()[block * 2 - 1] == 1.0f);
 }
 
 TEST_CASE("simt: a bad default_stream value fails init, naming the option and the choices") {
