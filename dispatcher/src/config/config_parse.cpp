@@ -303,8 +303,10 @@ class Parser {
          {{"caching", [&](const std::string& d,
                           const toml::node& n) { boolean(d, n, config_.allocator_caching); }},
           {"max_cached_mb", [&](const std::string& d, const toml::node& n) {
-             auto v = n.value<int64_t>();
-             if (!n.is_integer() || !v || *v < 0 || *v > (int64_t{1} << 40))
+             // Only an integer node is read as one: toml++ converts a float
+             // by a cast, undefined beyond int64 (found by tests/fuzz).
+             std::optional<int64_t> v = n.is_integer() ? n.value<int64_t>() : std::nullopt;
+             if (!v || *v < 0 || *v > (int64_t{1} << 40))
                return wrong_type(d, n, "an integer of MiB from 0 (no limit) to 2^40");
              config_.allocator_max_cached_bytes = static_cast<size_t>(*v) << 20;
            }}});

@@ -168,6 +168,12 @@ TEST_CASE("wrong types are errors saying what was expected and what was found") 
              Contains("p.toml:2:10: runtime.prefer must be an array of strings"));
   CHECK_THAT(parse_error("[allocator]\nmax_cached_mb = -1\n"),
              Contains("p.toml:2:17: allocator.max_cached_mb must be an integer of MiB"));
+  // A float is refused as a float, never converted (a huge one overflowed
+  // int64 in toml++'s conversion: found by tests/fuzz, UBSan).
+  CHECK_THAT(parse_error("[allocator]\nmax_cached_mb = 6.5e117\n"),
+             Contains("p.toml:2:17: allocator.max_cached_mb must be an integer of MiB") &&
+                 Contains("found a float"));
+  CHECK_THAT(parse_error("[allocator]\nmax_cached_mb = 64.0\n"), Contains("found a float"));
   CHECK_THAT(parse_error("[allocator]\ncaching = 1\n"),
              Contains("p.toml:2:11: allocator.caching must be true or false; found an integer"));
   CHECK_THAT(parse_error("runtime = 1\n"), Contains("p.toml:1:11: runtime must be a table"));
