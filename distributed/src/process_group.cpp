@@ -329,8 +329,9 @@ ProcessGroup::ProcessGroup(std::unique_ptr<CommBackend> world, int rank, int siz
   for (const auto& [type_name, backend] : choose_backends(options, *g.world)) {
     std::optional<DeviceType> type = find_device_type(type_name);
     PLEXUS_CHECK(type.has_value(), ErrorCode::NotFound,
-                 "ProcessGroupOptions::backends names device type '{}', which no loaded plugin "
-                 "registered",
+                 "the communication backend chosen for device type '{}' "
+                 "(ProcessGroupOptions::backends or PLEXUS_DIST_BACKENDS): no loaded plugin "
+                 "registered that type; make the group after loading the plugins (a Runtime)",
                  type_name);
     CommBackend* b = nullptr;
     if (backend == g.world->name()) {

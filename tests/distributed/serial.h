@@ -1,8 +1,12 @@
 // What the distributed tests compare collectives with: each rank makes every
 // rank's input (a function of the rank), so it can compute the exact answer
-// serially. Integer-valued inputs make sums exact in every dtype.
+// serially. Integer-valued inputs make sums exact in every dtype. Training
+// runs are compared parameter by parameter.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
 #include <vector>
 
 #include "plexus/distributed.h"
@@ -37,6 +41,22 @@ inline Tensor serial(const std::vector<Tensor>& ins, ReduceOp op) {
   }
   if (op == ReduceOp::Average) acc = div(acc, double(ins.size()));
   return acc;
+}
+
+// ||a - b|| / ||b|| over every parameter of two modules, the largest, in
+// float64 on the host; infinity when they have different parameters.
+inline double max_relative_difference(const nn::Module& a, const nn::Module& b) {
+  auto pa = a.named_parameters(), pb = b.named_parameters();
+  if (pa.size() != pb.size()) return std::numeric_limits<double>::infinity();
+  double worst = 0;
+  for (size_t i = 0; i < pa.size(); ++i) {
+    Tensor x = pa[i].second.detach().to(Device()).to(DType::F64);
+    Tensor y = pb[i].second.detach().to(Device()).to(DType::F64);
+    double diff = std::sqrt(sum(mul(sub(x, y), sub(x, y))).item<double>());
+    double norm = std::sqrt(sum(mul(y, y)).item<double>());
+    worst = std::max(worst, diff / norm);
+  }
+  return worst;
 }
 
 // Shapes every collective is checked on: 0-d, empty, one element, odd sizes.

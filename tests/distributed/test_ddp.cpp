@@ -11,26 +11,14 @@
 #include "plexus/ops.h"
 #include "plexus/optim.h"
 #include "plexus/random.h"
+#include "serial.h"
 #include "simple_nn.h"
 
 using namespace plexus;
 using namespace plexus::distributed;
+using plexus::distributed::testing::max_relative_difference;
 
 namespace {
-
-// ||a - b|| / ||b|| over every parameter, the largest.
-double max_relative_difference(const nn::Module& a, const nn::Module& b) {
-  auto pa = a.named_parameters(), pb = b.named_parameters();
-  REQUIRE(pa.size() == pb.size());
-  double worst = 0;
-  for (size_t i = 0; i < pa.size(); ++i) {
-    Tensor x = pa[i].second.detach().to(DType::F64), y = pb[i].second.detach().to(DType::F64);
-    double diff = std::sqrt(sum(mul(sub(x, y), sub(x, y))).item<double>());
-    double norm = std::sqrt(sum(mul(y, y)).item<double>());
-    worst = std::max(worst, diff / norm);
-  }
-  return worst;
-}
 
 std::vector<double> host(const Tensor& t) {
   Tensor h = t.detach().to(DType::F64).contiguous();
