@@ -3,11 +3,10 @@
 // operands to out's shape and converted them to call.dtype; float16 and
 // bfloat16 compute in float and round once on store; integers wrap.
 #include <cmath>
-#include <optional>
-#include <string_view>
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::cpu {
 namespace {
@@ -31,8 +30,8 @@ void add_sub_out(const plexus_kernel_call& call) {
       T alpha = scalar_to<T>(alpha_arg);
       map2(
           [alpha](T a, T b) {
-            T scaled = wrapping_mul(alpha, b);
-            return Subtract ? wrapping_sub(a, scaled) : wrapping_add(a, scaled);
+            T scaled = sdk::wrap_mul(alpha, b);
+            return Subtract ? sdk::wrap_sub(a, scaled) : sdk::wrap_add(a, scaled);
           },
           out, self, other);
     } else {  // alpha * b is exact for alpha = 1, so one loop serves every alpha
@@ -54,7 +53,7 @@ void mul_out(const plexus_kernel_call& call) {
     if constexpr (std::is_same_v<T, bool>)
       map2([](bool a, bool b) { return a && b; }, out, self, other);
     else if constexpr (std::is_integral_v<T>)
-      map2([](T a, T b) { return wrapping_mul(a, b); }, out, self, other);
+      map2([](T a, T b) { return sdk::wrap_mul(a, b); }, out, self, other);
     else
       map2([](C a, C b) { return a * b; }, out, self, other);
   });
@@ -78,7 +77,7 @@ C floor_divide(C a, C b) {
 template <typename T>
 T trunc_divide_int(T a, T b) {
   if constexpr (std::is_signed_v<T>)
-    if (b == -1) return wrapping_neg(a);
+    if (b == -1) return sdk::wrap_neg(a);
   return static_cast<T>(a / b);
 }
 
@@ -91,24 +90,14 @@ T floor_divide_int(T a, T b) {
   return q;
 }
 
-// Throws the integer-division-by-zero error when a divisor is 0; runs before
-// the parallel loop, which must not throw.
-template <typename T>
-void check_no_zero_divisor(const sdk::TensorView<const T>& other, const char* op) {
-  bool zero = false;
-  sdk::for_each(other, [&zero](const T& v) { zero = zero || v == 0; });
-  if (zero)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(op) + ": integer division by zero");
-}
-
 // Division of floating operands: true, truncated or floored.
 template <typename T>
 void divide_floating(const sdk::TensorView<T>& out, const sdk::TensorView<const T>& self,
-                     const sdk::TensorView<const T>& other, std::optional<std::string_view> mode) {
+                     const sdk::TensorView<const T>& other, sdk::Rounding rounding) {
   using C = compute_t<T>;
-  if (!mode)
+  if (rounding == sdk::Rounding::True)
     map2([](C a, C b) { return a / b; }, out, self, other);
-  else if (*mode == "trunc")
+  else if (rounding == sdk::Rounding::Trunc)
     map2([](C a, C b) { return std::trunc(a / b); }, out, self, other);
   else
     map2([](C a, C b) { return floor_divide(a, b); }, out, self, other);
@@ -118,14 +107,10 @@ void divide_floating(const sdk::TensorView<T>& out, const sdk::TensorView<const 
 // in float32, so it never reaches here).
 template <typename T>
 void divide_integral(const sdk::TensorView<T>& out, const sdk::TensorView<const T>& self,
-                     const sdk::TensorView<const T>& other, std::optional<std::string_view> mode,
-                     const char* op) {
-  if (!mode)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(op) + ": true division of " +
-                                                 sdk::dtype_name(sdk::dtype_of<T>()) +
-                                                 " (the host computes it in float32)");
-  check_no_zero_divisor(other, op);
-  if (*mode == "trunc")
+                     const sdk::TensorView<const T>& other, sdk::Rounding rounding) {
+  sdk::check_division(sdk::dtype_of<T>(), rounding);
+  sdk::check_no_zero_divisor(other);  // before the parallel loop, which must not throw
+  if (rounding == sdk::Rounding::Trunc)
     map2([](T a, T b) { return trunc_divide_int(a, b); }, out, self, other);
   else
     map2([](T a, T b) { return floor_divide_int(a, b); }, out, self, other);
@@ -135,19 +120,16 @@ void divide_integral(const sdk::TensorView<T>& out, const sdk::TensorView<const 
 template <bool WithMode>
 void div_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<std::string_view> mode;
-  if constexpr (WithMode) mode = args.optional_string(2);
-  if (mode && *mode != "trunc" && *mode != "floor")
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor'");
+  sdk::Rounding rounding = sdk::Rounding::True;
+  if constexpr (WithMode) rounding = sdk::rounding_mode(args, 2);
   visit<WithMode ? sdk::kNumericDTypes : sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     auto self = input<T>(args, 0), other = input<T>(args, 1);
     auto out = output<T>(args, WithMode ? 3 : 2);
     if constexpr (std::is_integral_v<T>)
-      divide_integral(out, self, other, mode, call.op);
+      divide_integral(out, self, other, rounding);
     else
-      divide_floating(out, self, other, mode);
+      divide_floating(out, self, other, rounding);
   });
 }
 
@@ -163,9 +145,9 @@ T integer_pow(T base, int64_t exponent) {
   }
   T result = 1;
   while (exponent != 0) {
-    if (exponent & 1) result = wrapping_mul(result, base);
+    if (exponent & 1) result = sdk::wrap_mul(result, base);
     exponent >>= 1;
-    base = wrapping_mul(base, base);
+    base = sdk::wrap_mul(base, base);
   }
   return result;
 }

@@ -305,7 +305,7 @@ void conv2d_out(const plexus_kernel_call& call) {
                   sdk::is_reduced_float_v<T>)
       conv_direct<T>(cv);
     else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("conv2d of ") + sdk::dtype_name(call.dtype));
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "conv2d of {}", sdk::dtype_name(call.dtype));
   });
 }
 

@@ -46,8 +46,7 @@ constexpr int kDst = 0, kSrc = 1;
 Layout merge_dims(const plexus_tensor& dst, const plexus_tensor& src) {
   Layout l;
   if (!sdk::collapse_dims(dst.ndim, dst.sizes, {dst.strides, src.strides}, l))
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "copy_: " + std::to_string(dst.ndim) + " dims (at most " +
-                                            std::to_string(sdk::kMaxIterDims) + ")");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} dims (at most {})", dst.ndim, sdk::kMaxIterDims);
   return l;
 }
 

@@ -1,8 +1,8 @@
 // What the elementwise kernel files (copy, binary, unary, compare, pointwise)
 // share: fast float16/bfloat16 element types, dtype dispatch limited to an
 // op's dtypes, typed views of a call's tensors, conversion exactly as the host
-// converts, integer arithmetic that wraps like PyTorch's, and map2(), the
-// binary loop with a scalar fast path.
+// converts, and map2(), the binary loop with a scalar fast path. Integer
+// arithmetic wraps like PyTorch's through plexus/sdk/wrapping.hpp.
 #pragma once
 
 #if defined(__F16C__)
@@ -16,6 +16,7 @@
 #include <type_traits>
 
 #include "parallel.h"
+#include "plexus/sdk/wrapping.hpp"
 
 namespace plexus::cpu {
 
@@ -79,8 +80,7 @@ void visit(plexus_dtype d, const char* op, F&& f) {
     if constexpr (((Mask >> sdk::dtype_of<T>()) & 1u) != 0) {
       f(tag);
     } else {
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string(op) + ": the cpu has no kernel for " + sdk::dtype_name(d));
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: the cpu has no kernel for {}", op, sdk::dtype_name(d));
     }
   });
 }
@@ -91,9 +91,8 @@ template <typename T>
 sdk::TensorView<elem_t<T>> view_of(const sdk::Args& args, int64_t i) {
   const plexus_tensor& t = args.tensor(i);
   if (t.dtype != sdk::dtype_of<T>())
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(args.op()) + ": argument " + std::to_string(i) + " is " +
-                  sdk::dtype_name(t.dtype) + ", expected " + sdk::dtype_name(sdk::dtype_of<T>()));
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "argument {} is {}, expected {}", i,
+              sdk::dtype_name(t.dtype), sdk::dtype_name(sdk::dtype_of<T>()));
   return sdk::TensorView<elem_t<T>>(static_cast<elem_t<T>*>(t.storage) + t.offset, t.ndim, t.sizes,
                                     t.strides);
 }
@@ -129,28 +128,6 @@ T scalar_to(const sdk::Scalar& s) {
   if (s.is_floating()) return convert_value<T>(s.to_double());
   if (s.is_bool()) return convert_value<T>(s.to_bool());
   return convert_value<T>(s.to_int());
-}
-
-// Integer + - * and negation that wrap modulo 2^bits, as PyTorch's integers
-// do, computed unsigned so that overflow is defined (and UBSan-clean).
-template <typename T>
-using wrap_type_t =
-    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-template <typename T>
-T wrapping_add(T a, T b) {
-  return static_cast<T>(static_cast<wrap_type_t<T>>(a) + static_cast<wrap_type_t<T>>(b));
-}
-template <typename T>
-T wrapping_sub(T a, T b) {
-  return static_cast<T>(static_cast<wrap_type_t<T>>(a) - static_cast<wrap_type_t<T>>(b));
-}
-template <typename T>
-T wrapping_mul(T a, T b) {
-  return static_cast<T>(static_cast<wrap_type_t<T>>(a) * static_cast<wrap_type_t<T>>(b));
-}
-template <typename T>
-T wrapping_neg(T a) {
-  return static_cast<T>(wrap_type_t<T>{0} - static_cast<wrap_type_t<T>>(a));
 }
 
 // True when every element of v is one value in memory (sizes 1 or strides 0).

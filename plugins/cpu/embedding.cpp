@@ -7,39 +7,20 @@
 
 #include "elementwise.h"
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "rows.h"
 
 namespace plexus::cpu {
 namespace {
 
-// "[i, j, ...]" for the row-major position `linear` of a tensor's elements.
-std::string index_str(const plexus_tensor& t, int64_t linear) {
-  std::vector<int64_t> idx(static_cast<size_t>(t.ndim));
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    idx[d] = linear % t.sizes[d];
-    linear /= t.sizes[d];
-  }
-  std::string s = "[";
-  for (int32_t d = 0; d < t.ndim; ++d) s += (d ? ", " : "") + std::to_string(idx[d]);
-  return s + "]";
-}
-
 // Throws INVALID_ARGUMENT naming the first index outside [0, num).
 template <typename I>
 void check_indices(const plexus_tensor& indices, int64_t num) {
-  int64_t position = 0, bad = -1, value = 0;
-  sdk::for_each(sdk::TensorView<const I>(indices), [&](const I& v) {
-    if (bad < 0 && (v < 0 || static_cast<int64_t>(v) >= num)) {
-      bad = position;
-      value = v;
-    }
-    ++position;
-  });
+  int64_t value = 0;
+  int64_t bad = sdk::first_out_of_range<I>(sdk::TensorView<const I>(indices), num, &value);
   if (bad >= 0)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: indices" + index_str(indices, bad) + " = " + std::to_string(value) +
-                  " is out of range for weight with " + std::to_string(num) +
-                  " rows (expected 0 <= index < " + std::to_string(num) + ")");
+    sdk::fail_index_out_of_range("indices", indices, bad, value, num,
+                                 "weight with " + std::to_string(num) + " rows");
 }
 
 template <typename T, typename I>
@@ -76,9 +57,7 @@ void embedding_out(const plexus_kernel_call& call) {
   const plexus_tensor& weight = a.tensor(0);
   const plexus_tensor& indices = a.tensor(1);
   const plexus_tensor& out = a.tensor(5);
-  if (weight.ndim != 2 || out.ndim != indices.ndim + 1)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: expected a 2-D weight and out of indices' dims plus one");
+  sdk::check_embedding(weight, indices, out);
   check_dims(out, call.op);
   auto run = [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
@@ -89,12 +68,8 @@ void embedding_out(const plexus_kernel_call& call) {
   };
   if (indices.dtype == PLEXUS_DTYPE_I64)
     run(sdk::DTypeTag<int64_t>{});
-  else if (indices.dtype == PLEXUS_DTYPE_I32)
-    run(sdk::DTypeTag<int32_t>{});
   else
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string("embedding: indices must be int32 or "
-                                                         "int64, got ") +
-                                                 sdk::dtype_name(indices.dtype));
+    run(sdk::DTypeTag<int32_t>{});
 }
 
 // The weight's gradient [num, dim]: each position's row of grad added into
@@ -150,9 +125,7 @@ void embedding_backward_out(const plexus_kernel_call& call) {
   const plexus_tensor& out = a.tensor(5);
   const int64_t padding = a.integer(3);
   const bool by_freq = a.boolean(4);
-  if (out.ndim != 2 || grad.ndim != indices.ndim + 1)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding_backward: expected a 2-D out and grad_output of indices' dims plus one");
+  sdk::check_embedding_backward(grad, indices, out);
   check_dims(grad, call.op);
   auto run = [&](auto index_tag) {
     using I = typename decltype(index_tag)::type;
@@ -163,30 +136,19 @@ void embedding_backward_out(const plexus_kernel_call& call) {
   };
   if (indices.dtype == PLEXUS_DTYPE_I64)
     run(sdk::DTypeTag<int64_t>{});
-  else if (indices.dtype == PLEXUS_DTYPE_I32)
-    run(sdk::DTypeTag<int32_t>{});
   else
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string("embedding_backward: indices must be int32 or int64, got ") +
-                  sdk::dtype_name(indices.dtype));
+    run(sdk::DTypeTag<int32_t>{});
 }
 
-// "index_select: index[k] = v is out of range ...", for the first bad index.
+// Throws INVALID_ARGUMENT naming the first index outside [0, n).
 template <typename I>
 void check_select_indices(const plexus_tensor& index, int64_t n, int64_t dim) {
-  int64_t position = 0, bad = -1, value = 0;
-  sdk::for_each(sdk::TensorView<const I>(index), [&](const I& v) {
-    if (bad < 0 && (v < 0 || static_cast<int64_t>(v) >= n)) {
-      bad = position;
-      value = v;
-    }
-    ++position;
-  });
+  int64_t value = 0;
+  int64_t bad = sdk::first_out_of_range<I>(sdk::TensorView<const I>(index), n, &value);
   if (bad >= 0)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "index_select: index[" + std::to_string(bad) + "] = " + std::to_string(value) +
-                  " is out of range for dim " + std::to_string(dim) + " of size " +
-                  std::to_string(n) + " (expected 0 <= index < " + std::to_string(n) + ")");
+    sdk::fail_index_out_of_range(
+        "index", index, bad, value, n,
+        "dim " + std::to_string(dim) + " of size " + std::to_string(n));
 }
 
 // out's lines along dim take self's lines at index[k]: every line (all other
@@ -234,14 +196,11 @@ void index_select_out(const plexus_kernel_call& call) {
       index_select<typename decltype(tag)::type, I>(self, dim, index, out);
     });
   };
+  sdk::check_index_dtype(index.dtype, "index");
   if (index.dtype == PLEXUS_DTYPE_I64)
     run(sdk::DTypeTag<int64_t>{});
-  else if (index.dtype == PLEXUS_DTYPE_I32)
-    run(sdk::DTypeTag<int32_t>{});
   else
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string("index_select: index must be int32 or int64, got ") +
-                  sdk::dtype_name(index.dtype));
+    run(sdk::DTypeTag<int32_t>{});
 }
 
 }  // namespace

@@ -69,7 +69,7 @@ plexus_status compile(void* ud, const plexus_graph* g, void** out) {
     if (g->num_nodes == 0) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "an empty graph");
     for (int32_t i = 0; i < g->num_nodes; ++i)
       if (std::string why = unsupported(*g, i); !why.empty())
-        sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("node ") + g->nodes[i].op + ": " + why);
+        sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "node {}: {}", g->nodes[i].op, why);
     const plexus_graph_value& last = g->values[g->nodes[g->num_nodes - 1].result];
     std::vector<int64_t> shape(last.sizes, last.sizes + last.ndim);
     auto c = std::make_unique<Compiled>();

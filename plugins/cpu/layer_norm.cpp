@@ -113,15 +113,14 @@ void layer_norm_out(const plexus_kernel_call& call) {
   const plexus_tensor& out = a.tensor(5);
   check_dims(input, call.op);
   if (k > input.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "layer_norm: normalized_shape has more dims than input");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "normalized_shape has {} dims for an input of {}", k,
+              input.ndim);
   sdk::visit_dtype(input.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
       layer_norm<T>(input, k, weight, bias, eps, out);
     else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("layer_norm: ") + sdk::dtype_name(input.dtype) + " is not floating");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} is not floating", sdk::dtype_name(input.dtype));
   });
 }
 
@@ -188,8 +187,8 @@ void layer_norm_backward_out(const plexus_kernel_call& call) {
   const plexus_tensor& out = a.tensor(5);
   check_dims(input, call.op);
   if (k > input.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "layer_norm_backward: normalized_shape has more dims than input");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "normalized_shape has {} dims for an input of {}", k,
+              input.ndim);
   visit<sdk::kFloatingDTypes>(input.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     layer_norm_backward<T>(grad, input, k, weight, eps, out);

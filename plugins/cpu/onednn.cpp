@@ -46,8 +46,7 @@ dnnl::memory::data_type data_type(plexus_dtype d) {
     case PLEXUS_DTYPE_U8:
       return dt::u8;
     default:
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("oneDNN has no data type for ") + sdk::dtype_name(d));
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "oneDNN has no data type for {}", sdk::dtype_name(d));
   }
 }
 
@@ -314,11 +313,11 @@ void convert(const View& from_in, const View& to_in, float scale) {
     return d == PLEXUS_DTYPE_F16 || d == PLEXUS_DTYPE_BF16 || d == PLEXUS_DTYPE_F32;
   };
   if (!same && !(is_float(from_in.dtype) && is_float(to_in.dtype)))
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("onednn::convert from ") +
-                                            sdk::dtype_name(from_in.dtype) + " to " +
-                                            sdk::dtype_name(to_in.dtype));
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert from {} to {}", sdk::dtype_name(from_in.dtype),
+              sdk::dtype_name(to_in.dtype));
   if (from_in.ndim > sdk::kMaxIterDims)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert: too many dims");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert: {} dims (at most {})", from_in.ndim,
+              sdk::kMaxIterDims);
   for (int32_t d = 0; d < from_in.ndim; ++d)
     if (from_in.sizes[d] == 0) return;
   if (same && from_in.data == to_in.data &&

@@ -103,8 +103,7 @@ void max_pool2d_out(const plexus_kernel_call& call) {
     if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
       max_pool2d<T>(self, p, out);
     else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("max_pool2d: ") + sdk::dtype_name(self.dtype) + " is not floating");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} is not floating", sdk::dtype_name(self.dtype));
   });
 }
 

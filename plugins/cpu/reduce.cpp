@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "parallel.h"
 
 namespace plexus::cpu {
@@ -296,8 +297,7 @@ struct Walker {
   // Throws UNSUPPORTED past kMaxIterDims dims (before any parallel region).
   void push(const Dim& d) {
     if (ndim == sdk::kMaxIterDims)
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                "reduce: more than " + std::to_string(sdk::kMaxIterDims) + " dims after merging");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "more than {} dims after merging", sdk::kMaxIterDims);
     size[ndim] = d.size;
     stride[0][ndim] = d.in_stride;
     stride[1][ndim] = d.out_stride;
@@ -535,32 +535,13 @@ void reduce(const plexus_tensor& self, const plexus_tensor& out, const std::vect
       .run();
 }
 
-// The dims sum, mean, amax and amin reduce: `dim` as the host normalized it
-// (wrapped, ascending); every dim when it is empty or None.
-std::vector<int64_t> reduced_dims(const sdk::Args& a, const plexus_tensor& self) {
-  std::vector<int64_t> dims;
-  if (auto given = a.optional_int_list(1)) dims.assign(given->begin(), given->end());
-  if (dims.empty())
-    for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
-  return dims;
-}
-
-// Throws unless out has self's dtype (the host converts self first).
-void check_same_dtype(const plexus_kernel_call& call, const plexus_tensor& self,
-                      const plexus_tensor& out) {
-  if (self.dtype != out.dtype)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": self is " + sdk::dtype_name(self.dtype) + " but out is " +
-                  sdk::dtype_name(out.dtype) + "; the host converts self to out's dtype first");
-}
-
 // sum.IntList_out(self, dim, keepdim, dtype, out)
 void sum_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor& self = a.tensor(0);
   const plexus_tensor& out = a.tensor(4);
-  check_same_dtype(call, self, out);
-  std::vector<int64_t> dims = reduced_dims(a, self);
+  sdk::check_same_dtype(self, out);
+  std::vector<int64_t> dims = sdk::reduced_dims(a, 1, self);
   sdk::visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>)
@@ -575,13 +556,12 @@ void mean_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor& self = a.tensor(0);
   const plexus_tensor& out = a.tensor(4);
-  check_same_dtype(call, self, out);
-  std::vector<int64_t> dims = reduced_dims(a, self);
+  sdk::check_same_dtype(self, out);
+  std::vector<int64_t> dims = sdk::reduced_dims(a, 1, self);
   sdk::visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (!is_float_v<T>)
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string("mean: ") + sdk::dtype_name(self.dtype) + " is not floating");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} is not floating", sdk::dtype_name(self.dtype));
     else
       reduce<MeanOp<T>, T, T>(self, out, dims);
   });
@@ -593,8 +573,8 @@ void extreme_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor& self = a.tensor(0);
   const plexus_tensor& out = a.tensor(3);
-  check_same_dtype(call, self, out);
-  std::vector<int64_t> dims = reduced_dims(a, self);
+  sdk::check_same_dtype(self, out);
+  std::vector<int64_t> dims = sdk::reduced_dims(a, 1, self);
   sdk::visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     reduce<ExtremeOp<T, IsMax>, T, T>(self, out, dims);
@@ -639,7 +619,7 @@ void arg_extreme_out(const plexus_kernel_call& call) {
   sdk::visit_dtype(self.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_same_v<T, bool>)
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(call.op) + ": bool is not supported");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "bool is not supported");
     else
       arg_extreme<IsMax, T>(self, dim, out);
   });

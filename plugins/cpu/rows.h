@@ -110,9 +110,7 @@ inline bool trailing_dense(const plexus_tensor& t, int32_t k) {
 // Throws UNSUPPORTED for a tensor of more dims than a RowIndex holds.
 inline void check_dims(const plexus_tensor& t, const char* op) {
   if (t.ndim > sdk::kMaxIterDims)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string(op) + ": " + std::to_string(t.ndim) +
-                                            " dims (at most " + std::to_string(sdk::kMaxIterDims) +
-                                            ")");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: {} dims (at most {})", op, t.ndim, sdk::kMaxIterDims);
 }
 
 // Lanes that keep row loops vectorized: four 256-bit registers.

@@ -29,8 +29,7 @@ void cat_out(const plexus_kernel_call& call) {
   const plexus_tensor& out = a.tensor(2);
   if (!sdk::check_cat(tensors, dim, out)) return;  // out is empty
   if (out.ndim > sdk::kMaxIterDims)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "cat: " + std::to_string(out.ndim) + " dims (at most " +
-                                            std::to_string(sdk::kMaxIterDims) + ")");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} dims (at most {})", out.ndim, sdk::kMaxIterDims);
   sdk::visit_dtype(out.dtype,
                    [&](auto tag) { cat<typename decltype(tag)::type>(tensors, dim, out); });
 }

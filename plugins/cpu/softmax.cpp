@@ -446,8 +446,7 @@ void softmax_out(const plexus_kernel_call& call) {
     if constexpr (std::is_floating_point_v<sdk::compute_type_t<T>>)
       softmax<T>(self, dim, out, Log);
     else
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-                std::string(call.op) + ": " + sdk::dtype_name(self.dtype) + " is not floating");
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} is not floating", sdk::dtype_name(self.dtype));
   });
 }
 

@@ -4,9 +4,9 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <string_view>
 
 #include "elementwise.h"
+#include "plexus/sdk/op_args.hpp"
 #include "plexus/sdk/tanh.hpp"
 #include "kernels.h"
 
@@ -70,15 +70,13 @@ void silu_out(const plexus_kernel_call& call) {
 // approximation 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))).
 void gelu_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::string_view mode = args.string(1);
-  if (mode != "none" && mode != "tanh")
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "gelu.out: approximate must be 'none' or 'tanh'");
+  const bool tanh_approximation = sdk::gelu_approximation(args, 1) == sdk::GeluApproximation::Tanh;
   visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0);
     auto out = output<T>(args, 2);
-    if (mode == "tanh") {
+    if (tanh_approximation) {
       const C beta = C(0.7978845608028654), kappa = C(0.044715);  // sqrt(2 / pi)
       map([=](C x) { return C(0.5) * x * (C(1) + std::tanh(beta * (x + kappa * x * x * x))); }, out,
           self);
@@ -134,11 +132,7 @@ void silu_backward_out(const plexus_kernel_call& call) {
 // gelu_backward.out(grad_output, self, *, approximate, out). 'none':
 // Phi(x) + x phi(x); 'tanh': the derivative of the tanh approximation.
 void gelu_backward_out(const plexus_kernel_call& call) {
-  std::string_view mode = sdk::Args(call).string(2);
-  if (mode != "none" && mode != "tanh")
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "gelu_backward.out: approximate must be 'none' or 'tanh'");
-  if (mode == "tanh") {
+  if (sdk::gelu_approximation(sdk::Args(call), 2) == sdk::GeluApproximation::Tanh) {
     floating_backward(call, 3, [](auto g, auto x) {
       using C = decltype(x);
       const C k = C(0.7978845608028654), a = C(0.044715);  // sqrt(2 / pi)
@@ -171,7 +165,7 @@ void numeric_unary(const plexus_kernel_call& call, F f) {
 void neg_out(const plexus_kernel_call& call) {
   numeric_unary(call, [](auto x) {
     if constexpr (std::is_integral_v<decltype(x)>)
-      return wrapping_neg(x);
+      return sdk::wrap_neg(x);
     else
       return -x;
   });
@@ -184,7 +178,7 @@ void abs_out(const plexus_kernel_call& call) {
     if constexpr (std::is_unsigned_v<C>)
       return x;
     else if constexpr (std::is_integral_v<C>)
-      return x < 0 ? wrapping_neg(x) : x;
+      return x < 0 ? sdk::wrap_neg(x) : x;
     else
       return std::abs(x);
   });
@@ -200,34 +194,19 @@ void relu_out(const plexus_kernel_call& call) {
   });
 }
 
-// A clamp bound as C: integers saturate to C's range, so a bound outside it
-// clamps nothing (or everything, to the type's limit).
-template <typename C>
-C clamp_bound(const sdk::Scalar& s) {
-  if constexpr (std::is_integral_v<C>) {
-    int64_t v = s.to_int();
-    constexpr auto lo = static_cast<int64_t>(std::numeric_limits<C>::lowest());
-    constexpr auto hi = static_cast<int64_t>(std::numeric_limits<C>::max());  // no uint64 dtype
-    return static_cast<C>(v < lo ? lo : v > hi ? hi : v);
-  } else {
-    return scalar_to<C>(s);
-  }
-}
-
 // clamp.out(self, min, max, *, out) = min(max(self, min), max): max wins when
 // min > max; a NaN element, or a NaN bound, gives NaN.
 void clamp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
-  if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
+  const sdk::ClampBounds bounds = sdk::clamp_bounds(args, 1, 2);
   visit<sdk::kNumericDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
     using C = compute_t<T>;
     auto self = input<T>(args, 0);
     auto out = output<T>(args, 3);
     std::optional<C> lo, hi;
-    if (min) lo = clamp_bound<C>(*min);
-    if (max) hi = clamp_bound<C>(*max);
+    if (bounds.min) lo = sdk::clamp_bound<C>(*bounds.min);
+    if (bounds.max) hi = sdk::clamp_bound<C>(*bounds.max);
     if constexpr (!std::is_integral_v<C>) {
       if ((lo && std::isnan(*lo)) || (hi && std::isnan(*hi))) {
         map([] { return std::numeric_limits<C>::quiet_NaN(); }, out);

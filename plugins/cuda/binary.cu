@@ -6,12 +6,12 @@
 // integers too (a zero divisor fails the call). The host has broadcast both
 // operands to out's shape.
 #include <cmath>
-#include <string_view>
 #include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "plexus/sdk/op_args.hpp"
 #include "wrapping.h"
 
 namespace plexus::gpu {
@@ -224,8 +224,7 @@ void check_no_zero_divisor(const plexus_kernel_call& call) {
   check(gpuMemcpyAsync(&found, flag.get(), sizeof found, gpuMemcpyDeviceToHost, s), call,
         "gpuMemcpyAsync");
   check(gpuStreamSynchronize(s), call, "gpuStreamSynchronize");
-  if (found)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": integer division by zero");
+  if (found) sdk::fail_division_by_zero();
 }
 
 // div.out(self, other, out) and div.out_mode(self, other, rounding_mode, out);
@@ -234,22 +233,14 @@ void check_no_zero_divisor(const plexus_kernel_call& call) {
 template <bool WithMode>
 void div_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<std::string_view> mode;
-  if constexpr (WithMode) mode = args.optional_string(2);
+  sdk::Rounding rounding = sdk::Rounding::True;
+  if constexpr (WithMode) rounding = sdk::rounding_mode(args, 2);
   int64_t out = WithMode ? 3 : 2;
-  if (mode && *mode != "trunc" && *mode != "floor")
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
-                  std::string(*mode) + "'");
-  bool integral = (sdk::kFloatingDTypes & PLEXUS_DTYPE_BIT(call.dtype)) == 0;
-  if (integral && !mode)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": true division of " +
-                                                 sdk::dtype_name(call.dtype) +
-                                                 " (the host computes it in float32)");
-  if (integral) check_no_zero_divisor(call);
-  if (!mode)
+  sdk::check_division(call.dtype, rounding);
+  if (sdk::kIntegralDTypes & PLEXUS_DTYPE_BIT(call.dtype)) check_no_zero_divisor(call);
+  if (rounding == sdk::Rounding::True)
     binary<DivOp>(call, out, as_is);
-  else if (*mode == "trunc")
+  else if (rounding == sdk::Rounding::Trunc)
     binary<TruncDivOp, true>(call, out, as_is);
   else
     binary<FloorDivOp, true>(call, out, as_is);

@@ -80,8 +80,8 @@ Devices::Devices() {
 void Devices::check_index(int32_t device, const char* what) const {
   if (device < 0 || device >= count())
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(what) + ": device index " + std::to_string(device) + " out of range (" +
-                  PLEXUS_PLUGIN_NAME " has " + std::to_string(count()) + " devices)");
+              "{}: device index {} out of range (" PLEXUS_PLUGIN_NAME " has {} devices)", what,
+              device, count());
 }
 
 void Devices::properties(int32_t device, plexus_device_properties& out) const {

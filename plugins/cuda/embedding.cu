@@ -6,6 +6,7 @@
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::gpu {
 namespace {
@@ -39,16 +40,6 @@ __global__ void embedding_kernel(Embedding e) {
   }
 }
 
-// "[i, j, ...]" for the row-major position of an element of t.
-std::string index_str(const plexus_tensor& t, int64_t linear) {
-  std::string s;
-  for (int32_t d = t.ndim - 1; d >= 0; --d) {
-    s = std::to_string(linear % t.sizes[d]) + (s.empty() ? "" : ", ") + s;
-    linear /= t.sizes[d];
-  }
-  return "[" + s + "]";
-}
-
 // Reads one element of a device tensor (an index) back to the host.
 int64_t read_index(const plexus_kernel_call& call, const plexus_tensor& t, int64_t linear) {
   int64_t off = t.offset;
@@ -70,12 +61,7 @@ int64_t read_index(const plexus_kernel_call& call, const plexus_tensor& t, int64
 void embedding_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &weight = a.tensor(0), &indices = a.tensor(1), &out = a.tensor(5);
-  if (weight.ndim != 2 || out.ndim != indices.ndim + 1)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: expected a 2-D weight and out of indices' dims plus one");
-  if (indices.dtype != PLEXUS_DTYPE_I64 && indices.dtype != PLEXUS_DTYPE_I32)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "embedding: indices must be int32 or int64, got " +
-                                                 std::string(sdk::dtype_name(indices.dtype)));
+  sdk::check_embedding(weight, indices, out);
   plexus_tensor lead = out;  // out without its last dim, shaped like indices
   lead.ndim = indices.ndim;
   Embedding e{static_cast<const char*>(weight.storage) + weight.offset * dtype_size(weight.dtype),
@@ -101,11 +87,9 @@ void embedding_out(const plexus_kernel_call& call) {
         "gpuMemcpyAsync");
   check(gpuStreamSynchronize(s), call, "gpuStreamSynchronize");
   if (first != ~0ull) {
-    int64_t pos = int64_t(first), value = read_index(call, indices, pos);
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: indices" + index_str(indices, pos) + " = " + std::to_string(value) +
-                  " is out of range for weight with " + std::to_string(e.rows) +
-                  " rows (expected 0 <= index < " + std::to_string(e.rows) + ")");
+    int64_t pos = int64_t(first);
+    sdk::fail_index_out_of_range("indices", indices, pos, read_index(call, indices, pos), e.rows,
+                                 "weight with " + std::to_string(e.rows) + " rows");
   }
 }
 

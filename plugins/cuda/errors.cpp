@@ -19,7 +19,7 @@ void fail_gpu(gpuError_t e, int32_t device, const std::string& what) {
   (void)gpuGetLastError();  // non-sticky errors would otherwise surface at the next launch check
   plexus_status status =
       e == gpuErrorMemoryAllocation ? PLEXUS_ERROR_OUT_OF_MEMORY : PLEXUS_ERROR_DEVICE;
-  sdk::fail(status, device_name(device) + ": " + what + " failed: " + describe(e));
+  sdk::fail(status, "{}: {} failed: {}", device_name(device), what, describe(e));
 }
 
 void check(gpuError_t e, const plexus_kernel_call& call, const char* what) {

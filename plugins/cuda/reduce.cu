@@ -15,6 +15,7 @@
 #include "block_reduce.h"
 #include "dtype.h"
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "layout.h"
 #include "memory.h"
 
@@ -221,15 +222,6 @@ void run_reduce(const plexus_kernel_call& call, const ReduceLayout& l, Op op) {
   check_launch(call, "reduce_kernel");
 }
 
-// `dim` as the host normalized it (wrapped, ascending); every dim when empty or None.
-std::vector<int64_t> reduced_dims(const sdk::Args& a, const plexus_tensor& self) {
-  std::vector<int64_t> dims;
-  if (auto given = a.optional_int_list(1)) dims.assign(given->begin(), given->end());
-  if (dims.empty())
-    for (int32_t d = 0; d < self.ndim; ++d) dims.push_back(d);
-  return dims;
-}
-
 // sum.IntList_out / mean.out(self, dim, keepdim, dtype, out); amax/amin.out(self, dim, keepdim,
 // out)
 // Over every dtype (bool as its byte) when AllTypes, else the floating ones.
@@ -237,11 +229,8 @@ template <template <typename> class Op, int OutArg, bool AllTypes>
 void reduce_out(const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(OutArg);
-  if (self.dtype != out.dtype)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
-                                                 sdk::dtype_name(self.dtype) + " but out is " +
-                                                 sdk::dtype_name(out.dtype));
-  ReduceLayout l = reduce_layout(call, self, out, reduced_dims(a, self));
+  sdk::check_same_dtype(self, out);
+  ReduceLayout l = reduce_layout(call, self, out, sdk::reduced_dims(a, 1, self));
   auto run = [&](auto tag) {
     using T = decltype(tag);
     run_reduce<T, T>(call, l, Op<compute_t<T>>{});

@@ -7,6 +7,7 @@
 #include "block_reduce.h"
 #include "dtype.h"
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "layout.h"
 #include "rows.h"
 
@@ -66,10 +67,7 @@ void softmax_out(const plexus_kernel_call& call) {
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
   int64_t dim = a.integer(1);
   if (self.ndim == 0) dim = 0;
-  if (self.dtype != out.dtype)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
-                                                 sdk::dtype_name(self.dtype) + " but out is " +
-                                                 sdk::dtype_name(out.dtype));
+  sdk::check_same_dtype(self, out);
   Rows r = rows_of(call, self, out, int32_t(dim), self.ndim == 0 ? 0 : 1);
   if (r.rows == 0 || r.n == 0) return;
   unsigned blocks = unsigned(std::min<int64_t>(r.rows, 65535));

@@ -22,7 +22,7 @@ struct ThreadCache {
 thread_local ThreadCache t_cache;
 
 void require(const void* handle, const char* what) {
-  if (!handle) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(what) + ": the handle is NULL");
+  if (!handle) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "{}: the handle is NULL", what);
 }
 
 }  // namespace
@@ -35,7 +35,7 @@ DefaultStreams::Policy DefaultStreams::parse_policy(const std::string& name) {
   if (name.empty() || name == "shared") return Policy::shared;
   if (name == "per_thread") return Policy::per_thread;
   sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-            "option default_stream = '" + name + "': expected 'shared' or 'per_thread'");
+            "option default_stream = '{}': expected 'shared' or 'per_thread'", name);
 }
 
 DefaultStreams::DefaultStreams(int32_t devices, Policy policy)

@@ -5,12 +5,12 @@
 #include <cmath>
 #include <limits>
 #include <optional>
-#include <string_view>
 #include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
 #include "layout.h"
+#include "plexus/sdk/op_args.hpp"
 #include "wrapping.h"
 
 namespace plexus::gpu {
@@ -99,41 +99,23 @@ void unary_out(const plexus_kernel_call& call) {
   unary<Op, Integers>(call, 1);
 }
 
-// A clamp bound as C: integers saturate to C's range, so a bound outside it
-// clamps nothing (or everything, to the type's limit), as the cpu does.
-template <typename C>
-C clamp_bound(const sdk::Scalar& s) {
-  if constexpr (std::is_integral_v<C>) {
-    int64_t v = s.to_int();
-    constexpr auto lo = static_cast<int64_t>(std::numeric_limits<C>::lowest());
-    constexpr auto hi = static_cast<int64_t>(std::numeric_limits<C>::max());  // no uint64 dtype
-    return static_cast<C>(v < lo ? lo : v > hi ? hi : v);
-  } else {
-    return s.to<C>();
-  }
-}
-
 // gelu.out(self, *, approximate, out)
 void gelu_out(const plexus_kernel_call& call) {
-  std::string_view mode = sdk::Args(call).string(1);
-  if (mode == "none")
-    unary<GeluOp>(call, 2);
-  else if (mode == "tanh")
+  if (sdk::gelu_approximation(sdk::Args(call), 1) == sdk::GeluApproximation::Tanh)
     unary<GeluTanhOp>(call, 2);
   else
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "gelu.out: approximate must be 'none' or 'tanh', got '" + std::string(mode) + "'");
+    unary<GeluOp>(call, 2);
 }
 
 // clamp.out(self, min, max, *, out): a NaN bound gives NaN everywhere.
 void clamp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
-  if (!min && !max) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: min and max are None");
+  const sdk::ClampBounds bounds = sdk::clamp_bounds(args, 1, 2);
+  const std::optional<sdk::Scalar>& min = bounds.min, &max = bounds.max;
   visit_numeric(call.dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    ClampOp<C> op{min ? clamp_bound<C>(*min) : C(0), max ? clamp_bound<C>(*max) : C(0), bool(min),
+    ClampOp<C> op{min ? sdk::clamp_bound<C>(*min) : C(0), max ? sdk::clamp_bound<C>(*max) : C(0), bool(min),
                   bool(max)};
     launch_map<T, T, 2>(call, {tensor_arg(call, 3), tensor_arg(call, 0)}, op);
   });

@@ -1,34 +1,18 @@
-// Integer arithmetic that wraps modulo 2^bits, as PyTorch's integers do:
-// computed in an unsigned type at least as wide as unsigned int, so that
-// overflow is defined (small types would otherwise promote to signed int).
+// Integer arithmetic that wraps modulo 2^bits (plexus/sdk/wrapping.hpp), and
+// negation for any compute type.
 #pragma once
 
 #include <type_traits>
 
 #include "gpu.h"
+#include "plexus/sdk/wrapping.hpp"
 
 namespace plexus::gpu {
 
-template <typename T>
-using wrap_t =
-    std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
-
-template <typename T>
-__host__ __device__ __forceinline__ T wrap_add(T a, T b) {
-  return T(wrap_t<T>(a) + wrap_t<T>(b));
-}
-template <typename T>
-__host__ __device__ __forceinline__ T wrap_sub(T a, T b) {
-  return T(wrap_t<T>(a) - wrap_t<T>(b));
-}
-template <typename T>
-__host__ __device__ __forceinline__ T wrap_mul(T a, T b) {
-  return T(wrap_t<T>(a) * wrap_t<T>(b));
-}
-template <typename T>
-__host__ __device__ __forceinline__ T wrap_neg(T a) {
-  return T(wrap_t<T>(0) - wrap_t<T>(a));
-}
+using sdk::wrap_add;
+using sdk::wrap_mul;
+using sdk::wrap_neg;
+using sdk::wrap_sub;
 
 // -x for any compute type: integers wrap.
 template <typename C>

@@ -14,10 +14,8 @@ Allocation* as_allocation(const void* p) {
 
 void check_range(const Allocation* a, size_t offset, size_t n, const char* what) {
   if (offset > a->size || n > a->size - offset)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string("vulkan ") + what + ": bytes [" + std::to_string(offset) + ", " +
-                  std::to_string(offset + n) + ") outside an allocation of " +
-                  std::to_string(a->size) + " bytes");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "vulkan {}: bytes [{}, {}) outside an allocation of {} bytes",
+              what, offset, offset + n, a->size);
 }
 
 }  // namespace
@@ -80,8 +78,8 @@ VulkanBackend::~VulkanBackend() {
 
 Device& VulkanBackend::device(int32_t index) {
   if (index < 0 || index >= int32_t(devices_.size()))
-    sdk::fail(PLEXUS_ERROR_NOT_FOUND, "vulkan:" + std::to_string(index) + ": no such device (" +
-                                          std::to_string(devices_.size()) + " devices)");
+    sdk::fail(PLEXUS_ERROR_NOT_FOUND, "vulkan:{}: no such device ({} devices)", index,
+              devices_.size());
   return *devices_[size_t(index)];
 }
 

@@ -3,12 +3,11 @@
 // has broadcast both operands to out's shape and converted them to call.dtype.
 #include <algorithm>
 #include <climits>
-#include <optional>
-#include <string_view>
 #include <vector>
 
 #include "kernels.h"
 #include "launch.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::vulkan {
 namespace {
@@ -46,17 +45,13 @@ void plain_out(VulkanBackend& b, const plexus_kernel_call& call) {
 // (an integer tensor on the device) is 0. It reads `other` back, which
 // waits for the stream's earlier work: a shader cannot report the error,
 // and the call must fail before out is written.
-void check_no_zero_divisor(Device& dev, void* stream, const plexus_tensor& other, const char* op) {
+void check_no_zero_divisor(Device& dev, void* stream, const plexus_tensor& other) {
   std::vector<uint8_t> host;
   const plexus_tensor view = read_back(dev, stream, other, host);
-  bool zero = false;
   sdk::visit_dtype(other.dtype, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    sdk::for_each(sdk::TensorView<const T>(view, host.data()),
-                  [&zero](const T& v) { zero = zero || v == T(0); });
+    sdk::check_no_zero_divisor(sdk::TensorView<const T>(view, host.data()));
   });
-  if (zero)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(op) + ": integer division by zero");
 }
 
 // div.out_mode(self, other, *, rounding_mode, out): floating dtypes but
@@ -64,18 +59,13 @@ void check_no_zero_divisor(Device& dev, void* stream, const plexus_tensor& other
 // checked for zeros first.
 void div_mode_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<std::string_view> mode = args.optional_string(2);
-  int op = kDiv;
-  if (mode && *mode == "trunc")
-    op = kDivTrunc;
-  else if (mode && *mode == "floor")
-    op = kDivFloor;
-  else if (mode)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": rounding_mode must be 'trunc' or 'floor', got '" +
-                  std::string(*mode) + "'");
+  const sdk::Rounding rounding = sdk::rounding_mode(args, 2);
+  sdk::check_division(call.dtype, rounding);
+  const int op = rounding == sdk::Rounding::Trunc   ? kDivTrunc
+                 : rounding == sdk::Rounding::Floor ? kDivFloor
+                                                    : kDiv;
   if (sdk::kIntegralDTypes & PLEXUS_DTYPE_BIT(call.dtype))
-    check_no_zero_divisor(b.device(call.device_index), call.stream, args.tensor(1), call.op);
+    check_no_zero_divisor(b.device(call.device_index), call.stream, args.tensor(1));
   run(b, call, op, args.tensor(3), args.tensor(0), args.tensor(1));
 }
 

@@ -123,17 +123,16 @@ void describe(const Properties& pr, DeviceInfo& info) {
 void check_requirements(VkPhysicalDevice phys, const Properties& pr, const std::string& name) {
   const VkPhysicalDeviceProperties& p = pr.p2.properties;
   if (VK_API_VERSION_MINOR(p.apiVersion) < 2 && VK_API_VERSION_MAJOR(p.apiVersion) == 1)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": Vulkan 1.2 or later is needed");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: Vulkan 1.2 or later is needed", name);
   Features f;
   vkGetPhysicalDeviceFeatures2(phys, &f.f2);
   if (std::string m = f.missing(); !m.empty())
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": lacks " + m);
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: lacks {}", name, m);
   // The general shaders run 256 invocations per workgroup (Vulkan only promises 128).
   if (p.limits.maxComputeWorkGroupInvocations < 256 || p.limits.maxComputeWorkGroupSize[0] < 256)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-              name + ": workgroups of 256 invocations are needed, the device allows " +
-                  std::to_string(std::min(p.limits.maxComputeWorkGroupInvocations,
-                                          p.limits.maxComputeWorkGroupSize[0])));
+              "{}: workgroups of 256 invocations are needed, the device allows {}", name,
+              std::min(p.limits.maxComputeWorkGroupInvocations, p.limits.maxComputeWorkGroupSize[0]));
 }
 
 // The memory types the device is used with, and the size of the tensors' heap.
@@ -159,7 +158,7 @@ MemoryTypes choose_memory_types(VkPhysicalDevice phys, const std::string& name) 
     if ((fl & hv) == hv && host_type < 0) host_type = int(i);
   }
   if (device_type < 0 || host_type < 0)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": no device-local or host-coherent memory");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: no device-local or host-coherent memory", name);
   const VkMemoryType& t = mp.memoryTypes[device_type];
   return {uint32_t(device_type), uint32_t(host_type), mp.memoryHeaps[t.heapIndex].size,
           (t.propertyFlags & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0};
@@ -173,7 +172,7 @@ uint32_t compute_family(VkPhysicalDevice phys, const std::string& name) {
   vkGetPhysicalDeviceQueueFamilyProperties(phys, &nfam, fams.data());
   for (uint32_t i = 0; i < nfam; ++i)
     if (fams[i].queueFlags & VK_QUEUE_COMPUTE_BIT) return i;
-  sdk::fail(PLEXUS_ERROR_UNSUPPORTED, name + ": no compute queue");
+  sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: no compute queue", name);
 }
 
 }  // namespace

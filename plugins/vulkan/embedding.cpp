@@ -5,6 +5,7 @@
 
 #include "kernels.h"
 #include "launch.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::vulkan {
 namespace {
@@ -12,19 +13,11 @@ namespace {
 // Throws INVALID_ARGUMENT naming the first index outside [0, num).
 template <typename I>
 void check_indices(const plexus_tensor& view, const void* host_base, int64_t num) {
-  int64_t position = 0, bad = -1, value = 0;
-  sdk::for_each(sdk::TensorView<const I>(view, host_base), [&](const I& v) {
-    if (bad < 0 && (v < 0 || int64_t(v) >= num)) {
-      bad = position;
-      value = int64_t(v);
-    }
-    ++position;
-  });
+  int64_t value = 0;
+  int64_t bad = sdk::first_out_of_range<I>(sdk::TensorView<const I>(view, host_base), num, &value);
   if (bad >= 0)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: index " + std::to_string(value) + " (element " + std::to_string(bad) +
-                  " of indices) is out of range for weight with " + std::to_string(num) +
-                  " rows (expected 0 <= index < " + std::to_string(num) + ")");
+    sdk::fail_index_out_of_range("indices", view, bad, value, num,
+                                 "weight with " + std::to_string(num) + " rows");
 }
 
 // embedding.out(weight, indices, padding_idx, scale_grad_by_freq, sparse, *, out).
@@ -33,13 +26,7 @@ void check_indices(const plexus_tensor& view, const void* host_base, int64_t num
 void embedding_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &weight = a.tensor(0), &indices = a.tensor(1), &out = a.tensor(5);
-  if (weight.ndim != 2 || out.ndim != indices.ndim + 1)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "embedding: expected a 2-D weight and out of indices' dims plus one");
-  if (indices.dtype != PLEXUS_DTYPE_I64 && indices.dtype != PLEXUS_DTYPE_I32)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string("embedding: indices must be int32 or int64, got ") +
-                  sdk::dtype_name(indices.dtype));
+  sdk::check_embedding(weight, indices, out);
   if (numel(out) == 0) return;
   Device& dev = b.device(call.device_index);
   std::vector<uint8_t> host;

@@ -19,7 +19,7 @@ inline void vk_check(VkResult r, const char* what) {
   plexus_status s = (r == VK_ERROR_OUT_OF_HOST_MEMORY || r == VK_ERROR_OUT_OF_DEVICE_MEMORY)
                         ? PLEXUS_ERROR_OUT_OF_MEMORY
                         : PLEXUS_ERROR_DEVICE;
-  sdk::fail(s, std::string("vulkan: ") + what + " failed: " + result_name(r));
+  sdk::fail(s, "vulkan: {} failed: {}", what, result_name(r));
 }
 
 }  // namespace plexus::vulkan

@@ -122,9 +122,8 @@ sdk::CollapsedDims<4> collapse(const char* module, const plexus_tensor& out,
   for (const plexus_tensor* t : tensors) strides[k++] = t->strides;
   sdk::CollapsedDims<4> c;
   if (!sdk::collapse_dims(out.ndim, out.sizes, strides, c))
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " +
-                                            std::to_string(out.ndim) + " dims (at most " +
-                                            std::to_string(sdk::kMaxIterDims) + ")");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: {} dims (at most {})", module, out.ndim,
+              sdk::kMaxIterDims);
   return c;
 }
 
@@ -251,8 +250,7 @@ void launch_elementwise(Device& dev, void* stream, const char* module,
   int64_t n = numel(out);
   if (n == 0) return;
   if (n > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + module + ": " + std::to_string(n) +
-                                            " elements; at most 2^31 - 1 per kernel");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: {} elements; at most 2^31 - 1 per kernel", module, n);
   if (int64_t done = launch_packed(dev, stream, module, spec, tensors, push, n); done > 0) {
     if (done < n) launch_tail(dev, stream, module, spec, tensors, push, done);
     return;

@@ -19,9 +19,8 @@ void layer_norm_out(VulkanBackend& b, const plexus_kernel_call& call) {
   double eps = a.floating(4);
   const plexus_tensor& out = a.tensor(5);
   if (k < 1 || k > input.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "layer_norm.out: normalized_shape has " +
-                                                 std::to_string(k) + " dims for an input of " +
-                                                 std::to_string(input.ndim));
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "normalized_shape has {} dims for an input of {}", k,
+              input.ndim);
   std::vector<bool> in_row(size_t(input.ndim), false);
   for (int32_t d = input.ndim - k; d < input.ndim; ++d) in_row[size_t(d)] = true;
   run_rows(b, call, "layer_norm", 0, input, out, in_row, weight, bias, eps);

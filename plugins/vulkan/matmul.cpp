@@ -88,8 +88,7 @@ void product(VulkanBackend& be, const plexus_kernel_call& call, const plexus_ten
           k = is_zero(alpha) ? 0 : a.sizes[a.ndim - 1];
   if (batch * m * n == 0) return;
   if (batch > 65535 || m > INT32_MAX || n > INT32_MAX || k > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": batch " +
-                                            std::to_string(batch) + " over 65535");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "batch {} over 65535", batch);
   const plexus_tensor* c = self && !is_zero(beta) ? self : nullptr;
   if (product_packed(be.device(call.device_index), call.stream, batch, m, n, k, a, b, out, c, alpha,
                      beta))

@@ -58,9 +58,9 @@ Block* MemoryPool::add_block(VkDeviceSize size) {
 Allocation* MemoryPool::allocate(size_t nbytes) {
   VkDeviceSize n = (VkDeviceSize(nbytes) + kAlignment - 1) / kAlignment * kAlignment;
   if (nbytes == 0 || n > limit_)
-    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "vulkan: cannot allocate " + std::to_string(nbytes) +
-                                              " bytes: one allocation may have at most " +
-                                              std::to_string(limit_) + " bytes");
+    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY,
+              "vulkan: cannot allocate {} bytes: one allocation may have at most {} bytes", nbytes,
+              limit_);
   std::lock_guard<std::mutex> lock(mu_);
   Block* block = nullptr;
   VkDeviceSize offset = 0;

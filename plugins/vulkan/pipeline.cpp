@@ -46,8 +46,7 @@ Pipelines::~Pipelines() {
 
 VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spec, bool packed) {
   if (packed && !packed_layout_)
-    sdk::fail(PLEXUS_ERROR_INTERNAL,
-              std::string("vulkan: packed module '") + module + "' without push descriptors");
+    sdk::fail(PLEXUS_ERROR_INTERNAL, "vulkan: packed module '{}' without push descriptors", module);
   std::string key(module);
   for (int32_t v : spec) {
     key += ':';
@@ -60,7 +59,7 @@ VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spe
     const SpirvModule* m = find_spirv(module);
     if (!m) {
       modules_.erase(module);
-      sdk::fail(PLEXUS_ERROR_INTERNAL, std::string("vulkan: no shader '") + module + "' embedded");
+      sdk::fail(PLEXUS_ERROR_INTERNAL, "vulkan: no shader '{}' embedded", module);
     }
     VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
     ci.codeSize = m->bytes;

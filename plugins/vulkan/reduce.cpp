@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "launch.h"
 
 namespace plexus::vulkan {
@@ -43,9 +44,7 @@ Plan plan(const plexus_kernel_call& call, const plexus_tensor& self, const plexu
     }
   }
   if (!fits)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": " +
-                                            std::to_string(self.ndim) + " dims (at most " +
-                                            std::to_string(sdk::kMaxIterDims) + ")");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{} dims (at most {})", self.ndim, sdk::kMaxIterDims);
   return p;
 }
 
@@ -116,8 +115,7 @@ void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_
   if (run_packed(b, call, op, self, out, reduced)) return;
   const int64_t n_out = p.kept.numel, count = p.reduced.numel;
   if (count > INT32_MAX || n_out > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-              std::string("vulkan ") + call.op + ": more than 2^31 - 1 elements reduced or kept");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "more than 2^31 - 1 elements reduced or kept");
   // The meta block: kept and reduced ndim, then the kept sizes, self strides
   // and out strides, then the reduced sizes and self strides.
   std::vector<int32_t> meta{p.kept.ndim, p.reduced.ndim};
@@ -142,20 +140,10 @@ void run(VulkanBackend& b, const plexus_kernel_call& call, int op, const plexus_
                 groups);
 }
 
-void check_same_dtype(const plexus_kernel_call& call, const plexus_tensor& self,
-                      const plexus_tensor& out) {
-  if (self.dtype != out.dtype)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": self is " + sdk::dtype_name(self.dtype) + " but out is " +
-                  sdk::dtype_name(out.dtype) + "; the host converts self to out's dtype first");
-}
-
-// The dims `dim` names (every dim when it is empty or None).
+// The dims `dim` names, as flags (plexus/sdk/op_args.hpp's reduced_dims).
 std::vector<bool> reduced_dims(const sdk::Args& a, const plexus_tensor& self) {
   std::vector<bool> r(size_t(self.ndim), false);
-  auto given = a.optional_int_list(1);
-  if (!given || given->empty()) return std::vector<bool>(size_t(self.ndim), true);
-  for (int64_t d : *given) r[size_t(d)] = true;
+  for (int64_t d : sdk::reduced_dims(a, 1, self)) r[size_t(d)] = true;
   return r;
 }
 
@@ -164,7 +152,7 @@ template <int Op>
 void sum_mean_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(4);
-  check_same_dtype(call, self, out);
+  sdk::check_same_dtype(self, out);
   run(b, call, Op, self, out, reduced_dims(a, self));
 }
 
@@ -173,7 +161,7 @@ template <int Op>
 void extreme_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
-  check_same_dtype(call, self, out);
+  sdk::check_same_dtype(self, out);
   run(b, call, Op, self, out, reduced_dims(a, self));
 }
 

@@ -99,7 +99,7 @@ void run_rows(VulkanBackend& be, const plexus_kernel_call& call, const char* fam
     }
   }
   if (rows > INT32_MAX || len > INT32_MAX)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, std::string("vulkan ") + call.op + ": too many elements");
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "more than 2^31 - 1 elements");
   std::vector<int32_t> meta{int32_t(ks.size()), int32_t(rs.size())};
   for (auto* v : {&ks, &kx, &ky, &rs, &rx, &ry, &rw, &rb})
     meta.insert(meta.end(), v->begin(), v->end());

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "kernels.h"
+#include "plexus/sdk/op_args.hpp"
 #include "rows.h"
 
 namespace plexus::vulkan {
@@ -18,10 +19,7 @@ void softmax_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   const plexus_tensor &self = a.tensor(0), &out = a.tensor(3);
   int64_t dim = a.integer(1);
-  if (self.dtype != out.dtype)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(call.op) + ": self is " +
-                                                 sdk::dtype_name(self.dtype) + ", out " +
-                                                 sdk::dtype_name(out.dtype) + " (expected equal)");
+  sdk::check_same_dtype(self, out);
   if (self.ndim == 0) {  // a 0-d tensor is one row of one element
     plexus_tensor x = self, y = out;
     static const int64_t one = 1, zero = 0;
@@ -32,8 +30,7 @@ void softmax_out(VulkanBackend& b, const plexus_kernel_call& call) {
     return;
   }
   if (dim < 0 || dim >= self.ndim)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              std::string(call.op) + ": dim " + std::to_string(dim) + " out of range");
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "dim {} out of range for {} dims", dim, self.ndim);
   std::vector<bool> in_row(size_t(self.ndim), false);
   in_row[size_t(dim)] = true;
   run_rows(b, call, "softmax", Op, self, out, in_row, nullptr, nullptr, 0);

@@ -3,10 +3,10 @@
 // shaders/unary.comp.
 #include <algorithm>
 #include <optional>
-#include <string_view>
 
 #include "kernels.h"
 #include "launch.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::vulkan {
 namespace {
@@ -46,11 +46,8 @@ void unary_out(VulkanBackend& b, const plexus_kernel_call& call) {
 // gelu.out(self, *, approximate, out)
 void gelu_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::string_view mode = args.string(1);
-  if (mode != "none" && mode != "tanh")
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "gelu.out: approximate must be 'none' or 'tanh', got '" + std::string(mode) + "'");
-  run(b, call, mode == "tanh" ? kGeluTanh : kGelu, args.tensor(2), args.tensor(0));
+  const bool tanh = sdk::gelu_approximation(args, 1) == sdk::GeluApproximation::Tanh;
+  run(b, call, tanh ? kGeluTanh : kGelu, args.tensor(2), args.tensor(0));
 }
 
 // A clamp bound in the compute type's bits; integer bounds saturate to the
@@ -60,9 +57,7 @@ uint64_t clamp_bound(const sdk::Scalar& s, plexus_dtype d) {
   sdk::visit_dtype(d, [&](auto tag) {
     using T = typename decltype(tag)::type;
     if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      int64_t v = std::clamp<int64_t>(s.to_int(), int64_t(std::numeric_limits<T>::lowest()),
-                                      int64_t(std::numeric_limits<T>::max()));
-      bits = uint64_t(v);
+      bits = uint64_t(int64_t(sdk::clamp_bound<T>(s)));
     } else {
       bits = scalar_bits(s, d);
     }
@@ -73,9 +68,8 @@ uint64_t clamp_bound(const sdk::Scalar& s, plexus_dtype d) {
 // clamp.out(self, min, max, *, out)
 void clamp_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
-  std::optional<sdk::Scalar> min = args.optional_scalar(1), max = args.optional_scalar(2);
-  if (!min && !max)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "clamp.out: at least one of min and max is needed");
+  const sdk::ClampBounds bounds = sdk::clamp_bounds(args, 1, 2);
+  const std::optional<sdk::Scalar>& min = bounds.min, &max = bounds.max;
   ElementwisePush push;
   if (min) push.s0 = clamp_bound(*min, call.dtype);
   if (max) push.s1 = clamp_bound(*max, call.dtype);
