@@ -294,6 +294,7 @@ const Rule* find_rule(const Operator& op) {
     add_conv_rules(t);
     add_pool_rules(t);
     add_loss_rules(t);
+    add_random_rules(t);
     std::unordered_map<std::string_view, Rule> m;
     for (const Rule& r : t) m.emplace(r.op, r);
     return m;

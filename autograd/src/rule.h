@@ -115,5 +115,6 @@ void add_shape_rules(RuleTable& t);
 void add_conv_rules(RuleTable& t);
 void add_pool_rules(RuleTable& t);
 void add_loss_rules(RuleTable& t);
+void add_random_rules(RuleTable& t);
 
 }  // namespace plexus::autograd

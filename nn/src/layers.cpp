@@ -141,7 +141,7 @@ Tensor MaxPool2d::forward(const Tensor& input) {
   return max_pool2d(input, kernel_size_, stride_, padding_, dilation_, ceil_mode_);
 }
 
-Dropout::Dropout(double p, Generator& gen) : p_(p), gen_(gen.engine()()) {
+Dropout::Dropout(double p, Generator& gen) : p_(p), gen_(gen.next_u64()) {
   PLEXUS_CHECK(p >= 0 && p <= 1, ErrorCode::InvalidArgument,
                "Dropout: p is the probability of zeroing an element, in [0, 1]; got {}", p);
 }
@@ -152,9 +152,9 @@ Tensor Dropout::forward(const Tensor& input) {
                "{} (Dropout): expected a floating input, got {}",
                path().empty() ? "Dropout" : path(), dtype_name(input.dtype()));
   if (p_ == 1) return mul(input, 0.0);
-  // keep = u >= p for u uniform in [0, 1): probability 1 - p.
-  Tensor u = rand(input.sizes(), gen_);
-  Tensor keep = ge(u, Scalar(p_)).to(input.dtype()).to(input.device());
+  // keep: 1 with probability 1 - p, drawn on the input's device.
+  Tensor keep = empty(input.sizes(), {input.dtype(), input.device()});
+  bernoulli_(keep, 1.0 - p_, gen_);
   return mul(input, mul(keep, 1.0 / (1.0 - p_)));
 }
 

@@ -22,6 +22,7 @@ void register_embedding(CpuBackend& b);   // embedding.cpp: embedding, embedding
 void register_conv(CpuBackend& b);        // conv.cpp: conv2d (oneDNN)
 void register_shape(CpuBackend& b);       // shape.cpp: cat
 void register_optim(CpuBackend& b);       // optim.cpp: adam_step_, sgd_step_ (and .list)
+void register_random(CpuBackend& b);      // random.cpp: uniform_, normal_, bernoulli_
 // The graph compiler of ABI 1.1 (graph.cpp), chained to the backend's table.
 const plexus_extension* graph_extension(const plexus_host_api* host);
 

@@ -36,6 +36,7 @@ plexus_status init(const plexus_host_api* host, void** state) {
     register_conv(*backend);
     register_shape(*backend);
     register_optim(*backend);
+    register_random(*backend);
   });
 }
 

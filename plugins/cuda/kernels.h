@@ -28,5 +28,6 @@ void register_embedding(GpuBackend& b);   // embedding.cu: embedding
 void register_conv(GpuBackend& b);        // conv.cu: conv2d (direct)
 void register_shape(GpuBackend& b);       // shape.cu: cat
 void register_optim(GpuBackend& b);       // optim.cu: adam_step_, sgd_step_ (and .list)
+void register_random(GpuBackend& b);      // random.cu: uniform_, normal_, bernoulli_
 
 }  // namespace plexus::gpu

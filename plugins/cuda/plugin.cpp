@@ -39,6 +39,7 @@ void register_kernels(GpuBackend& b) {
   register_conv(b);
   register_shape(b);
   register_optim(b);
+  register_random(b);
 }
 
 plexus_status init(const plexus_host_api* host, void** state) {

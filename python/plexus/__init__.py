@@ -12,7 +12,8 @@ lists them.
 """
 from . import _plexus
 from ._plexus import (  # noqa: F401
-    Device, Generator, Runtime, Tensor, CompiledFunction, CompileStats, arange, compile, empty,
+    Device, Generator, Runtime, Tensor, CompiledFunction, CompileStats, arange, bernoulli_, compile,
+    default_generator, empty, normal_, uniform_,
     from_dlpack, from_numpy, full, is_grad_enabled, load_safetensors, manual_seed, ones, ones_like, plugins,
     rand, randn, randperm, runtime, save_safetensors, set_grad_enabled, tensor, zeros,
     zeros_like)

@@ -209,23 +209,25 @@ class MaxPool2d(Module):
 
 class Dropout(Module):
     """Zeroes each element with probability p in training and scales the rest by
-    1 / (1 - p); the identity in eval. Masks are drawn on the host from the
-    module's generator and moved to the input's device."""
+    1 / (1 - p); the identity in eval. Masks are drawn on the input's device
+    from the module's generator (default: the default generator of that
+    device): the same seed gives the same masks on every device."""
 
     def __init__(self, p=0.5, generator=None):
         super().__init__()
         if not 0 <= p <= 1:
             raise ValueError(f"Dropout: p is a probability in [0, 1], got {p}")
         self.p = p
-        object.__setattr__(self, "_gen", generator if generator is not None else _default_generator)
+        object.__setattr__(self, "_gen", generator)
 
     def forward(self, x):
         if not self.training or self.p == 0:
             return x
         if self.p == 1:
             return x * 0.0
-        keep = _plexus.rand(*x.shape, generator=self._gen) >= self.p
-        return x * (keep.to(x.dtype).to(x.device) * (1.0 / (1.0 - self.p)))
+        keep = _plexus.empty(*x.shape, dtype=x.dtype, device=str(x.device))
+        _plexus.bernoulli_(keep, 1.0 - self.p, generator=self._gen)
+        return x * (keep * (1.0 / (1.0 - self.p)))
 
 
 class _Elementwise(Module):

@@ -147,11 +147,6 @@ Tensor finish(Tensor t, bool requires_grad) {
   return t;
 }
 
-Generator& default_generator() {
-  static Generator* g = new Generator(0);
-  return *g;
-}
-
 // ---- indexing -----------------------------------------------------------------
 
 Tensor index(const Tensor& self, py::handle key) {
@@ -499,21 +494,48 @@ void bind_tensor(py::module_& m) {
   py::class_<Generator>(m, "Generator")
       .def(py::init<uint64_t>(), py::arg("seed") = 0)
       .def("manual_seed", [](Generator& g, uint64_t s) { g.manual_seed(s); return &g; },
-           py::return_value_policy::reference);
-  m.def("manual_seed", [](uint64_t s) { default_generator().manual_seed(s); });
+           py::return_value_policy::reference)
+      .def("initial_seed", &Generator::seed)
+      .def_property("offset", &Generator::offset, &Generator::set_offset,
+                    "stream positions drawn so far (set it to replay from there)");
+  m.def("manual_seed", [](uint64_t s) { manual_seed(s); },
+        "seeds the default generator of every device");
+  m.def("default_generator", [](std::optional<std::string> device) -> Generator& {
+    return default_generator(device ? Device::parse(*device) : Device());
+  }, py::arg("device") = py::none(), py::return_value_policy::reference);
   for (const char* name : {"rand", "randn"}) {
     std::string n = name;
     m.def(name, [n](py::args size, Generator* gen, std::optional<DType> dtype,
                     std::optional<std::string> device, bool requires_grad) {
-            Generator& g = gen ? *gen : default_generator();
             std::vector<int64_t> s = sizes_of(size);
             TensorOptions o = options_of(dtype, device);
-            return finish(n == "rand" ? rand(s, g, o) : randn(s, g, o), requires_grad);
+            Generator& g = gen ? *gen : default_generator(o.device);
+            Tensor t;
+            {
+              py::gil_scoped_release release;
+              t = n == "rand" ? rand(s, g, o) : randn(s, g, o);
+            }
+            return finish(t, requires_grad);
           }, py::kw_only(), py::arg("generator") = nullptr, py::arg("dtype") = py::none(),
           py::arg("device") = py::none(), py::arg("requires_grad") = false);
   }
+  // In place, from the generator (default: self's device's): uniform_, normal_, bernoulli_.
+  m.def("uniform_", [](const Tensor& self, double from, double to, Generator* gen) {
+    py::gil_scoped_release release;
+    return uniform_(self, from, to, gen ? *gen : default_generator(self.device()));
+  }, py::arg("self"), py::arg("from_") = 0.0, py::arg("to") = 1.0, py::kw_only(),
+     py::arg("generator") = nullptr);
+  m.def("normal_", [](const Tensor& self, double mean, double std, Generator* gen) {
+    py::gil_scoped_release release;
+    return normal_(self, mean, std, gen ? *gen : default_generator(self.device()));
+  }, py::arg("self"), py::arg("mean") = 0.0, py::arg("std") = 1.0, py::kw_only(),
+     py::arg("generator") = nullptr);
+  m.def("bernoulli_", [](const Tensor& self, double p, Generator* gen) {
+    py::gil_scoped_release release;
+    return bernoulli_(self, p, gen ? *gen : default_generator(self.device()));
+  }, py::arg("self"), py::arg("p") = 0.5, py::kw_only(), py::arg("generator") = nullptr);
   m.def("randperm", [](int64_t n, Generator* gen) {
-    std::vector<int64_t> p = randperm(n, gen ? *gen : default_generator());
+    std::vector<int64_t> p = randperm(n, gen ? *gen : default_generator());  // the cpu's
     Tensor t = empty({n}, TensorOptions(DType::I64));
     std::copy(p.begin(), p.end(), t.data<int64_t>());
     return t;

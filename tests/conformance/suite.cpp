@@ -309,6 +309,7 @@ std::vector<OpInfo> all_op_infos() {
   add_embedding_ops(v);
   add_pointwise_ops(v);
   add_optim_ops(v);
+  add_random_ops(v);
   add_shape_ops(v);
   add_loss_ops(v);
   add_matmul_composite_ops(v);

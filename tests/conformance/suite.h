@@ -227,6 +227,7 @@ void add_embedding_ops(std::vector<OpInfo>& v);   // embedding
 void add_pointwise_ops(std::vector<OpInfo>& v);  // lerp, addcmul, addcdiv
 void add_shape_ops(std::vector<OpInfo>& v);      // cat
 void add_optim_ops(std::vector<OpInfo>& v);      // adam_step_, sgd_step_ (and .list)
+void add_random_ops(std::vector<OpInfo>& v);     // uniform_, normal_, bernoulli_
 void add_loss_ops(std::vector<OpInfo>& v);       // mse_loss (a direct composite)
 void add_matmul_composite_ops(std::vector<OpInfo>& v);  // matmul, linear (direct composites)
 

@@ -11,6 +11,7 @@
 #include "plexus/ops_elementwise.h"
 #include "plexus/ops_nn.h"
 #include "plexus/ops_optim.h"
+#include "plexus/ops_random.h"
 #include "plexus/tensor.h"
 
 namespace plexus {

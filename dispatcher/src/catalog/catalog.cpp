@@ -18,6 +18,7 @@ void define_catalog(Dispatcher& d) {
   define_pointwise_ops(d);
   define_shape_ops(d);
   define_optim_ops(d);
+  define_random_ops(d);
 }
 
 }  // namespace plexus

@@ -25,6 +25,7 @@ void define_loss_ops(Dispatcher& d);         // mse_loss (composite)
 void define_pointwise_ops(Dispatcher& d);    // lerp, addcmul, addcdiv
 void define_shape_ops(Dispatcher& d);        // cat
 void define_optim_ops(Dispatcher& d);        // adam_step_, sgd_step_ (and .list)
+void define_random_ops(Dispatcher& d);       // uniform_, normal_, bernoulli_
 
 // The dtype a composite adds up in: float32 for float16 and bfloat16 (they
 // compute in float32 and round once, the project's rule), else t itself.

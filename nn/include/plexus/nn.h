@@ -148,8 +148,8 @@ class MaxPool2d : public Module {
 // Dropout: in training, each element is zeroed with probability p and the
 // others scaled by 1 / (1 - p); in eval, the identity. The masks come from
 // the module's own generator, seeded from `gen` at construction, drawn on the
-// host and moved to the input's device: the same seed gives the same masks on
-// every device.
+// input's device (bernoulli_): the same seed gives the same masks on every
+// device.
 class Dropout : public Module {
  public:
   Dropout(double p, Generator& gen);
