@@ -21,5 +21,6 @@ void register_embedding(VulkanBackend& b);   // embedding.cpp: embedding
 void register_conv(VulkanBackend& b);        // conv.cpp: conv2d
 void register_shape(VulkanBackend& b);       // shape.cpp: cat
 void register_optim(VulkanBackend& b);       // optim.cpp: adam_step_, sgd_step_ (and .list)
+void register_random(VulkanBackend& b);      // random.cpp: uniform_, normal_, bernoulli_
 
 }  // namespace plexus::vulkan

@@ -27,6 +27,7 @@ plexus_status init(const plexus_host_api* host, void**) {
     register_conv(*g_backend);
     register_shape(*g_backend);
     register_optim(*g_backend);
+    register_random(*g_backend);
   });
 }
 

@@ -20,7 +20,7 @@ set(PLEXUS_VULKAN_SHADER_FAMILIES
   "copy:-" "copy_fill:-" "copy_gather:-" "conv_im2col:-" "matmul_packed:-"
   "binary:${_all}" "unary:${_numeric}" "compare:${_all}" "compare_where:-" "optim:-"
   "pointwise:${_numeric}" "matmul:${_numeric}" "reduce:${_all}"
-  "softmax:${_float}" "layer_norm:${_float}" "pool:${_float}" "embedding:-" "conv:${_float}"
+  "softmax:${_float}" "layer_norm:${_float}" "pool:${_float}" "embedding:-" "conv:${_float}" "random:${_all}"
   "binary+PACKED:f32" "unary+PACKED:f32" "softmax+PACKED:f32" "layer_norm+PACKED:f32"
   "reduce+PACKED:f32")
 
