@@ -23,7 +23,7 @@ void Adam::step_fused() {
   NoGradGuard no_grad;
   if (params_.empty()) return;
   if (!lr_.defined()) lr_ = lr_tensor(o_.lr, params_.front().second);
-  std::vector<Tensor> ps, gs, ms, vs, ss;
+  std::vector<Tensor> ps, gs, ms, vs, ss, maxes;
   ps.reserve(params_.size());
   for (const auto& [name, p] : params_) {
     Tensor g = p.grad();
@@ -34,6 +34,11 @@ void Adam::step_fused() {
       state(name, "exp_avg_sq") = zeros_like_param(p);
       state(name, "step") = zeros({}, {DType::F32, p.device()});
     }
+    if (o_.amsgrad) {
+      Tensor& vmax = state(name, "max_exp_avg_sq");
+      if (!vmax.defined()) vmax = zeros_like_param(p);
+      maxes.push_back(vmax);
+    }
     ps.push_back(p);
     gs.push_back(std::move(g));
     ms.push_back(m);
@@ -42,10 +47,12 @@ void Adam::step_fused() {
   }
   const AdamStepOptions so{o_.beta1, o_.beta2, o_.eps, o_.weight_decay, o_.decoupled_weight_decay};
   if (o_.path == UpdatePath::List) {
-    if (!ps.empty()) adam_step_(ps, gs, ms, vs, ss, lr_, so);
+    if (!ps.empty()) adam_step_(ps, gs, ms, vs, ss, lr_, so, maxes);
     return;
   }
-  for (size_t k = 0; k < ps.size(); ++k) adam_step_(ps[k], gs[k], ms[k], vs[k], ss[k], lr_, so);
+  for (size_t k = 0; k < ps.size(); ++k)
+    adam_step_(ps[k], gs[k], ms[k], vs[k], ss[k], lr_, so,
+               o_.amsgrad ? maxes[k] : Tensor());
 }
 
 void SGD::step_fused() {

@@ -1,4 +1,4 @@
-// Fused optimizer steps: adam_step_ and sgd_step_ (and their .list overloads),
+// Fused optimizer steps: adam_step_ (and .amsgrad) and sgd_step_ (and their list overloads),
 // one pass over each parameter's memory. The host hands contiguous tensors of
 // one dtype with a 0-d float32 step and a 0-d lr of that dtype (the contract in
 // dispatcher/src/catalog/optim.cpp). The formulas and the order of their
@@ -35,11 +35,17 @@ struct AdamCoeffs {
   bool decoupled, coupled;  // AdamW's decay, or L2 weight decay added to the gradient
 };
 
-// Elements [b, e) of one parameter. Its own function, so that the pointers'
-// __restrict holds and the loop vectorizes.
-template <typename T>
-void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __restrict v,
-                int64_t b, int64_t e, const AdamCoeffs<T> c) {
+// Elements [b, e) of one parameter. Its own function, never inlined: the
+// pointers' __restrict then holds and the loop vectorizes. Inlined into its
+// caller (GCC 12 did so on the single-thread path of parallel_for), the
+// restrict qualifiers were lost and the loop ran scalar, 5 to 10 times
+// slower (bench/README.md, plexus-bench-optim). AMSGrad (vmax not null) takes the
+// denominator from the running maximum of v, which a NaN joins as maximum()
+// makes it (the composite's rule).
+template <typename T, bool Amsgrad>
+[[gnu::noinline]] void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m,
+                                  T* __restrict v, T* __restrict vmax, int64_t b, int64_t e,
+                                  const AdamCoeffs<T> c) {
   for (int64_t i = b; i < e; ++i) {
     T x = p[i], gi = g[i];
     if (c.decoupled) x = x * c.decay;
@@ -48,7 +54,13 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
     const T vi = v[i] * c.b2 + c.w2 * gi * gi;
     m[i] = mi;
     v[i] = vi;
-    const T denom = std::sqrt(vi) / c.bc2_sqrt + c.eps;
+    T second = vi;
+    if constexpr (Amsgrad) {
+      const T old = vmax[i];
+      second = vi > old || std::isnan(vi) ? vi : old;
+      vmax[i] = second;
+    }
+    const T denom = std::sqrt(second) / c.bc2_sqrt + c.eps;
     p[i] = x - (mi / denom) * c.step_size;
   }
 }
@@ -58,7 +70,8 @@ void adam_range(T* __restrict p, const T* __restrict g, T* __restrict m, T* __re
 // Adam computes them on the host.
 template <typename T>
 void adam_one(const plexus_tensor& p, const plexus_tensor& g, const plexus_tensor& m,
-              const plexus_tensor& v, const plexus_tensor& step, T lr, const AdamScalars& s) {
+              const plexus_tensor& v, const plexus_tensor& step, T lr, const AdamScalars& s,
+              const plexus_tensor* vmax = nullptr) {
   float* st = data_of<float>(step);
   *st += 1.0f;
   const double t = *st;
@@ -77,15 +90,23 @@ void adam_one(const plexus_tensor& p, const plexus_tensor& g, const plexus_tenso
   const T* gp = data_of<T>(g);
   T* mp = data_of<T>(m);
   T* vp = data_of<T>(v);
-  parallel_for(numel_of(p), 16,
-               [&](int64_t b, int64_t e) { adam_range<T>(pp, gp, mp, vp, b, e, c); });
+  if (vmax) {
+    T* xp = data_of<T>(*vmax);
+    parallel_for(numel_of(p), 16,
+                 [&](int64_t b, int64_t e) { adam_range<T, true>(pp, gp, mp, vp, xp, b, e, c); });
+  } else {
+    parallel_for(numel_of(p), 16, [&](int64_t b, int64_t e) {
+      adam_range<T, false>(pp, gp, mp, vp, nullptr, b, e, c);
+    });
+  }
 }
 
 AdamScalars adam_scalars(const sdk::Args& a) {
   return {a.floating(6), a.floating(7), a.floating(8), a.floating(9), a.boolean(10)};
 }
 
-// adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, *, beta1, beta2, eps, weight_decay, decoupled)
+// adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, *, beta1, beta2, eps, weight_decay,
+// decoupled)
 void adam_step(const plexus_kernel_call& call) {
   sdk::Args a(call);
   visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
@@ -96,7 +117,19 @@ void adam_step(const plexus_kernel_call& call) {
       });
 }
 
-// adam_step_.list: the same for every parameter of the lists.
+// adam_step_.amsgrad(..., *, options, max_exp_avg_sq): the same, with AMSGrad.
+void adam_step_amsgrad(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
+      call.dtype, call.op, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        adam_one<T>(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4),
+                    *data_of<T>(a.tensor(5)), adam_scalars(a), &a.tensor(11));
+      });
+}
+
+// adam_step_.list and .amsgrad_list: the same for every parameter of the lists.
+template <bool Amsgrad>
 void adam_step_list(const plexus_kernel_call& call) {
   sdk::Args a(call);
   visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
@@ -106,7 +139,9 @@ void adam_step_list(const plexus_kernel_call& call) {
         const AdamScalars s = adam_scalars(a);
         auto p = a.tensor_list(0), g = a.tensor_list(1), m = a.tensor_list(2);
         auto v = a.tensor_list(3), st = a.tensor_list(4);
-        for (int64_t k = 0; k < p.size(); ++k) adam_one<T>(p[k], g[k], m[k], v[k], st[k], lr, s);
+        for (int64_t k = 0; k < p.size(); ++k)
+          adam_one<T>(p[k], g[k], m[k], v[k], st[k], lr, s,
+                      Amsgrad ? &a.tensor_list(11)[k] : nullptr);
       });
 }
 
@@ -115,10 +150,12 @@ struct SgdScalars {
   bool nesterov, first_step;
 };
 
-// Elements [b, e) of one parameter (buf: null without momentum).
+// Elements [b, e) of one parameter (buf: null without momentum); never
+// inlined, for adam_range's reason.
 template <typename T>
-void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf, int64_t b, int64_t e,
-               T lr, T wd, T mom, T damp, const SgdScalars& s) {
+[[gnu::noinline]] void sgd_range(T* __restrict p, const T* __restrict g, T* __restrict buf,
+                                 int64_t b, int64_t e, T lr, T wd, T mom, T damp,
+                                 const SgdScalars& s) {
   for (int64_t i = b; i < e; ++i) {
     T gi = g[i];
     if (s.weight_decay != 0) gi = gi + wd * p[i];
@@ -139,16 +176,16 @@ void sgd_one(const plexus_tensor& p, const plexus_tensor& g, const plexus_tensor
   T* pp = data_of<T>(p);
   const T* gp = data_of<T>(g);
   T* bp = s.momentum != 0 && buf ? data_of<T>(*buf) : nullptr;
-  parallel_for(numel_of(p), 8, [&](int64_t b, int64_t e) {
-    sgd_range<T>(pp, gp, bp, b, e, lr, wd, mom, damp, s);
-  });
+  parallel_for(numel_of(p), 8,
+               [&](int64_t b, int64_t e) { sgd_range<T>(pp, gp, bp, b, e, lr, wd, mom, damp, s); });
 }
 
 SgdScalars sgd_scalars(const sdk::Args& a) {
   return {a.floating(4), a.floating(5), a.floating(6), a.boolean(7), a.boolean(8)};
 }
 
-// sgd_step_(self, grad, momentum_buffer?, lr, *, momentum, dampening, weight_decay, nesterov, first_step)
+// sgd_step_(self, grad, momentum_buffer?, lr, *, momentum, dampening, weight_decay, nesterov,
+// first_step)
 void sgd_step(const plexus_kernel_call& call) {
   sdk::Args a(call);
   visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
@@ -175,9 +212,12 @@ void sgd_step_list(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_optim(CpuBackend& b) {
-  constexpr uint32_t kTypes = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
+  constexpr uint32_t kTypes =
+      PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
   b.register_kernel<&adam_step>("adam_step_", kTypes);
-  b.register_kernel<&adam_step_list>("adam_step_.list", kTypes);
+  b.register_kernel<&adam_step_list<false>>("adam_step_.list", kTypes);
+  b.register_kernel<&adam_step_amsgrad>("adam_step_.amsgrad", kTypes);
+  b.register_kernel<&adam_step_list<true>>("adam_step_.amsgrad_list", kTypes);
   b.register_kernel<&sgd_step>("sgd_step_", kTypes);
   b.register_kernel<&sgd_step_list>("sgd_step_.list", kTypes);
 }

@@ -1,5 +1,5 @@
-// Fused optimizer steps: adam_step_ and sgd_step_ (and their .list
-// overloads), one pass over each parameter's memory in float32. The host hands
+// Fused optimizer steps: adam_step_ (and its AMSGrad overloads) and sgd_step_
+// (and their list overloads), one pass over each parameter's memory in float32. The host hands
 // contiguous tensors with a 0-d float32 step and a 0-d float32 lr on the device
 // (the contract in dispatcher/src/catalog/optim.cpp); the formulas and the
 // order of their roundings follow the composite (catalog/optim_steps.cpp).
@@ -18,6 +18,7 @@ struct AdamArgs {
   const float* g;
   float* m;
   float* v;
+  float* vmax;  // AMSGrad's running maximum of v; null without AMSGrad
   const float* step;
   const float* lr;
   int64_t n;
@@ -44,7 +45,13 @@ __global__ void adam_kernel(AdamArgs a) {
     const float v = a.v[i] * a.beta2 + a.w2 * g * g;
     a.m[i] = m;
     a.v[i] = v;
-    const float denom = sqrtf(v) / bc2_sqrt + a.eps;
+    float second = v;
+    if (a.vmax) {  // maximum(vmax, v): a NaN wins, as in the composite
+      const float old = a.vmax[i];
+      second = v > old || isnan(v) ? v : old;
+      a.vmax[i] = second;
+    }
+    const float denom = sqrtf(second) / bc2_sqrt + a.eps;
     a.p[i] = x - (m / denom) * step_size;
   }
 }
@@ -62,9 +69,11 @@ int64_t numel(const plexus_tensor& t) {
 
 void adam_one(const plexus_kernel_call& call, const sdk::Args& s, const plexus_tensor& p,
               const plexus_tensor& g, const plexus_tensor& m, const plexus_tensor& v,
-              const plexus_tensor& step, const plexus_tensor& lr) {
+              const plexus_tensor& step, const plexus_tensor& lr,
+              const plexus_tensor* vmax = nullptr) {
   const double b1 = s.floating(6), b2 = s.floating(7);
-  AdamArgs a{f32(p), f32(g), f32(m), f32(v), f32(step), f32(lr), numel(p),
+  AdamArgs a{f32(p), f32(g), f32(m), f32(v), vmax ? f32(*vmax) : nullptr, f32(step), f32(lr),
+             numel(p),
              float(std::log(b1)), float(std::log(b2)), float(b2), float(1 - b1), float(1 - b2),
              float(s.floating(8)), float(s.floating(9)), s.boolean(10)};
   if (a.n > 0) {
@@ -81,11 +90,22 @@ void adam_step(const plexus_kernel_call& call) {
   adam_one(call, a, a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4), a.tensor(5));
 }
 
+// adam_step_.amsgrad(..., *, options, max_exp_avg_sq)
+void adam_step_amsgrad(const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  adam_one(call, a, a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4), a.tensor(5),
+           &a.tensor(11));
+}
+
+// adam_step_.list and .amsgrad_list
+template <bool Amsgrad>
 void adam_step_list(const plexus_kernel_call& call) {
   sdk::Args a(call);
   auto p = a.tensor_list(0), g = a.tensor_list(1), m = a.tensor_list(2);
   auto v = a.tensor_list(3), st = a.tensor_list(4);
-  for (int64_t k = 0; k < p.size(); ++k) adam_one(call, a, p[k], g[k], m[k], v[k], st[k], a.tensor(5));
+  for (int64_t k = 0; k < p.size(); ++k)
+    adam_one(call, a, p[k], g[k], m[k], v[k], st[k], a.tensor(5),
+             Amsgrad ? &a.tensor_list(11)[k] : nullptr);
 }
 
 struct SgdArgs {
@@ -142,7 +162,9 @@ void sgd_step_list(const plexus_kernel_call& call) {
 void register_optim(GpuBackend& b) {
   const uint32_t f32_only = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
   b.register_kernel<&adam_step>("adam_step_", f32_only);
-  b.register_kernel<&adam_step_list>("adam_step_.list", f32_only);
+  b.register_kernel<&adam_step_list<false>>("adam_step_.list", f32_only);
+  b.register_kernel<&adam_step_amsgrad>("adam_step_.amsgrad", f32_only);
+  b.register_kernel<&adam_step_list<true>>("adam_step_.amsgrad_list", f32_only);
   b.register_kernel<&sgd_step>("sgd_step_", f32_only);
   b.register_kernel<&sgd_step_list>("sgd_step_.list", f32_only);
 }

@@ -1,5 +1,6 @@
-// Fused optimizer steps: adam_step_ and sgd_step_ (and their .list
-// overloads), one pass over each parameter (shaders/optim.comp). The host hands
+// Fused optimizer steps: adam_step_ (and its AMSGrad overloads) and
+// sgd_step_ (and their list overloads), one pass over each parameter
+// (shaders/optim.comp). The host hands
 // contiguous float32 tensors with a 0-d step and lr on the device (the
 // contract in dispatcher/src/catalog/optim.cpp). Adam's step count moves in a
 // second dispatch, after the update has read it (every command on a stream is
@@ -23,8 +24,9 @@ struct OptimPush {
   float beta1 = 0, beta2 = 0, w1 = 0, w2 = 0, eps = 0, wd = 0;
   float log_beta1 = 0, log_beta2 = 0;
   int32_t flags = 0;
+  uint64_t vmax = 0;
 };
-static_assert(sizeof(OptimPush) == 96);
+static_assert(sizeof(OptimPush) == 104);
 
 uint32_t groups_for(int64_t n) {
   int64_t g = (n + 255) / 256;
@@ -33,8 +35,10 @@ uint32_t groups_for(int64_t n) {
 
 void adam_one(Device& dev, const plexus_kernel_call& call, const sdk::Args& a,
               const plexus_tensor& p, const plexus_tensor& g, const plexus_tensor& m,
-              const plexus_tensor& v, const plexus_tensor& step, const plexus_tensor& lr) {
+              const plexus_tensor& v, const plexus_tensor& step, const plexus_tensor& lr,
+              const plexus_tensor* vmax = nullptr) {
   OptimPush push;
+  push.vmax = vmax ? address_of(*vmax) : 0;
   push.p = address_of(p), push.g = address_of(g), push.m = address_of(m);
   push.v = address_of(v), push.step = address_of(step), push.lr = address_of(lr);
   push.n = uint32_t(numel(p));
@@ -55,12 +59,22 @@ void adam_step(VulkanBackend& b, const plexus_kernel_call& call) {
            a.tensor(3), a.tensor(4), a.tensor(5));
 }
 
+// adam_step_.amsgrad(..., *, options, max_exp_avg_sq)
+void adam_step_amsgrad(VulkanBackend& b, const plexus_kernel_call& call) {
+  sdk::Args a(call);
+  adam_one(b.device(call.device_index), call, a, a.tensor(0), a.tensor(1), a.tensor(2),
+           a.tensor(3), a.tensor(4), a.tensor(5), &a.tensor(11));
+}
+
+// adam_step_.list and .amsgrad_list
+template <bool Amsgrad>
 void adam_step_list(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
   auto p = a.tensor_list(0), g = a.tensor_list(1), m = a.tensor_list(2);
   auto v = a.tensor_list(3), st = a.tensor_list(4);
   for (int64_t k = 0; k < p.size(); ++k)
-    adam_one(b.device(call.device_index), call, a, p[k], g[k], m[k], v[k], st[k], a.tensor(5));
+    adam_one(b.device(call.device_index), call, a, p[k], g[k], m[k], v[k], st[k], a.tensor(5),
+             Amsgrad ? &a.tensor_list(11)[k] : nullptr);
 }
 
 void sgd_one(Device& dev, const plexus_kernel_call& call, const sdk::Args& a,
@@ -97,7 +111,9 @@ void sgd_step_list(VulkanBackend& b, const plexus_kernel_call& call) {
 void register_optim(VulkanBackend& b) {
   const uint32_t f32_only = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
   b.register_kernel<&adam_step>("adam_step_", f32_only);
-  b.register_kernel<&adam_step_list>("adam_step_.list", f32_only);
+  b.register_kernel<&adam_step_list<false>>("adam_step_.list", f32_only);
+  b.register_kernel<&adam_step_amsgrad>("adam_step_.amsgrad", f32_only);
+  b.register_kernel<&adam_step_list<true>>("adam_step_.amsgrad_list", f32_only);
   b.register_kernel<&sgd_step>("sgd_step_", f32_only);
   b.register_kernel<&sgd_step_list>("sgd_step_.list", f32_only);
 }

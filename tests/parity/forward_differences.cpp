@@ -64,6 +64,8 @@ const std::vector<Unmatched>& unmatched_ops() {
       // no 0-d lr; tests/optim checks them against PyTorch's update formulas.
       {"adam_step_", "plexus's fused Adam step; aten 1.13 has no cpu counterpart"},
       {"adam_step_.list", "as adam_step_"},
+      {"adam_step_.amsgrad", "as adam_step_"},
+      {"adam_step_.amsgrad_list", "as adam_step_"},
       {"sgd_step_", "plexus's fused SGD step; aten 1.13 has no counterpart"},
       {"sgd_step_.list", "as sgd_step_"},
   };

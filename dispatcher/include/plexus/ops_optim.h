@@ -20,13 +20,17 @@ struct AdamStepOptions {
 // step += 1, then one Adam update of self, exp_avg and exp_avg_sq from grad.
 // step: 0-d float32 (the kernels' dtype; others run the composite) on self's
 // device; lr: 0-d floating.
+// With max_exp_avg_sq given (adam_step_.amsgrad): AMSGrad, whose denominator
+// comes from the running maximum of exp_avg_sq, kept in max_exp_avg_sq.
 void adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
                 const Tensor& exp_avg_sq, const Tensor& step, const Tensor& lr,
-                const AdamStepOptions& options = {});
-// The same over lists of parameters, in one call.
+                const AdamStepOptions& options = {}, const Tensor& max_exp_avg_sq = Tensor());
+// The same over lists of parameters, in one call (max_exp_avg_sq: empty, or
+// one per parameter for AMSGrad).
 void adam_step_(std::span<const Tensor> self, std::span<const Tensor> grad,
                 std::span<const Tensor> exp_avg, std::span<const Tensor> exp_avg_sq,
-                std::span<const Tensor> step, const Tensor& lr, const AdamStepOptions& options = {});
+                std::span<const Tensor> step, const Tensor& lr, const AdamStepOptions& options = {},
+                std::span<const Tensor> max_exp_avg_sq = {});
 
 struct SgdStepOptions {
   double momentum = 0, dampening = 0, weight_decay = 0;

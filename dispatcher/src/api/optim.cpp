@@ -6,7 +6,16 @@ namespace plexus {
 
 void adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
                 const Tensor& exp_avg_sq, const Tensor& step, const Tensor& lr,
-                const AdamStepOptions& o) {
+                const AdamStepOptions& o, const Tensor& max_exp_avg_sq) {
+  if (max_exp_avg_sq.defined()) {
+    static const Operator& op = detail::op("adam_step_.amsgrad");
+    detail::call(op, {Value::tensor(self), Value::tensor(grad), Value::tensor(exp_avg),
+                      Value::tensor(exp_avg_sq), Value::tensor(step), Value::tensor(lr),
+                      Value::real(o.beta1), Value::real(o.beta2), Value::real(o.eps),
+                      Value::real(o.weight_decay), Value::boolean(o.decoupled_weight_decay),
+                      Value::tensor(max_exp_avg_sq)});
+    return;
+  }
   static const Operator& op = detail::op("adam_step_");
   detail::call(op, {Value::tensor(self), Value::tensor(grad), Value::tensor(exp_avg),
                     Value::tensor(exp_avg_sq), Value::tensor(step), Value::tensor(lr),
@@ -16,7 +25,17 @@ void adam_step_(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
 
 void adam_step_(std::span<const Tensor> self, std::span<const Tensor> grad,
                 std::span<const Tensor> exp_avg, std::span<const Tensor> exp_avg_sq,
-                std::span<const Tensor> step, const Tensor& lr, const AdamStepOptions& o) {
+                std::span<const Tensor> step, const Tensor& lr, const AdamStepOptions& o,
+                std::span<const Tensor> max_exp_avg_sq) {
+  if (!max_exp_avg_sq.empty()) {
+    static const Operator& op = detail::op("adam_step_.amsgrad_list");
+    detail::call(op, {Value::tensor_list(self), Value::tensor_list(grad),
+                      Value::tensor_list(exp_avg), Value::tensor_list(exp_avg_sq),
+                      Value::tensor_list(step), Value::tensor(lr), Value::real(o.beta1),
+                      Value::real(o.beta2), Value::real(o.eps), Value::real(o.weight_decay),
+                      Value::boolean(o.decoupled_weight_decay), Value::tensor_list(max_exp_avg_sq)});
+    return;
+  }
   static const Operator& op = detail::op("adam_step_.list");
   detail::call(op, {Value::tensor_list(self), Value::tensor_list(grad),
                     Value::tensor_list(exp_avg), Value::tensor_list(exp_avg_sq),

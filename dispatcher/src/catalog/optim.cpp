@@ -1,4 +1,5 @@
-// Fused optimizer steps: adam_step_ (AdamW with decoupled_weight_decay) and
+// Fused optimizer steps: adam_step_ (AdamW with decoupled_weight_decay;
+// AMSGrad as the `.amsgrad` overloads, which also write max_exp_avg_sq) and
 // sgd_step_, per tensor and over tensor lists (the `.list` overloads, one call
 // for every parameter). Each writes several tensors (Note [Ops that write
 // several tensors]). The composite of a per-tensor step is the sequence of
@@ -22,6 +23,9 @@
 
 namespace plexus {
 namespace {
+
+// Where adam_step_.amsgrad's max_exp_avg_sq is: after the options.
+constexpr size_t kMaxExpAvgSq = 11;
 
 bool same_sizes(IntArrayRef a, IntArrayRef b) {
   return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin());
@@ -81,6 +85,17 @@ std::optional<DType> adam_check(MetaContext& ctx) {
   return ts[0].dtype();
 }
 
+// adam_step_.amsgrad(self, grad, exp_avg, exp_avg_sq, step, lr, ..., max_exp_avg_sq)
+std::optional<DType> adam_amsgrad_check(MetaContext& ctx) {
+  const Tensor ts[] = {ctx.tensor(0), ctx.tensor(1), ctx.tensor(2), ctx.tensor(3),
+                       ctx.tensor(kMaxExpAvgSq)};
+  static const char* const names[] = {"self", "grad", "exp_avg", "exp_avg_sq", "max_exp_avg_sq"};
+  bool kernel = check_one(ts, names, -1, ctx.tensor(4));
+  prepare_lr(ctx, 5, ts[0].dtype());
+  if (!kernel) return std::nullopt;
+  return ts[0].dtype();
+}
+
 // sgd_step_(self, grad, momentum_buffer?, lr, ...)
 std::optional<DType> sgd_check(MetaContext& ctx) {
   static const char* const names[] = {"self", "grad", "momentum_buffer"};
@@ -99,7 +114,7 @@ std::optional<DType> sgd_check(MetaContext& ctx) {
 std::optional<DType> list_check(MetaContext& ctx, std::initializer_list<size_t> lists,
                                 size_t step_list, size_t lr, size_t optional_list) {
   std::span<const Tensor> self = ctx.tensor_list(0);
-  const char* names[4] = {};
+  const char* names[5] = {};
   size_t nlike = 0;
   for (size_t l : lists) {
     size_t n = ctx.tensor_list(l).size();
@@ -114,7 +129,7 @@ std::optional<DType> list_check(MetaContext& ctx, std::initializer_list<size_t> 
   }
   bool kernel = !self.empty();
   for (size_t i = 0; i < self.size(); ++i) {
-    Tensor ts[4];
+    Tensor ts[5];
     size_t k = 0;
     for (size_t l : lists)
       if (l != step_list && !ctx.tensor_list(l).empty()) ts[k++] = ctx.tensor_list(l)[i];
@@ -130,6 +145,9 @@ std::optional<DType> list_check(MetaContext& ctx, std::initializer_list<size_t> 
 std::optional<DType> adam_list_check(MetaContext& ctx) {
   return list_check(ctx, {0, 1, 2, 3}, 4, 5, SIZE_MAX);
 }
+std::optional<DType> adam_amsgrad_list_check(MetaContext& ctx) {
+  return list_check(ctx, {0, 1, 2, 3, kMaxExpAvgSq}, 4, 5, SIZE_MAX);
+}
 std::optional<DType> sgd_list_check(MetaContext& ctx) {
   PLEXUS_CHECK_ARG(!ctx.tensor_list(2).empty() || ctx.real(4) == 0 || ctx.tensor_list(0).empty(),
                    ctx.name(2), "is needed when momentum is not 0");
@@ -143,6 +161,13 @@ void adam_composite(void*, KernelCall& call) {
               a[10].to_bool()};
   adam_step_ops(a[0].to_tensor(), a[1].to_tensor(), a[2].to_tensor(), a[3].to_tensor(),
                 a[4].to_tensor(), a[5].to_tensor(), h);
+}
+void adam_amsgrad_composite(void*, KernelCall& call) {
+  const auto& a = call.args;
+  AdamStepOptions h{a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
+              a[10].to_bool()};
+  adam_step_ops(a[0].to_tensor(), a[1].to_tensor(), a[2].to_tensor(), a[3].to_tensor(),
+                a[4].to_tensor(), a[5].to_tensor(), h, a[kMaxExpAvgSq].to_tensor());
 }
 void sgd_composite(void*, KernelCall& call) {
   const auto& a = call.args;
@@ -162,6 +187,15 @@ void adam_list_composite(void*, KernelCall& call) {
                {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
                 a[10].to_bool()});
 }
+void adam_amsgrad_list_composite(void*, KernelCall& call) {
+  const auto& a = call.args;
+  for (size_t i = 0; i < a[0].to_tensor_list().size(); ++i)
+    adam_step_(a[0].to_tensor_list()[i], a[1].to_tensor_list()[i], a[2].to_tensor_list()[i],
+               a[3].to_tensor_list()[i], a[4].to_tensor_list()[i], a[5].to_tensor(),
+               {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
+                a[10].to_bool()},
+               a[kMaxExpAvgSq].to_tensor_list()[i]);
+}
 void sgd_list_composite(void*, KernelCall& call) {
   const auto& a = call.args;
   auto bufs = a[2].to_tensor_list();
@@ -175,6 +209,11 @@ void sgd_list_composite(void*, KernelCall& call) {
 constexpr const char* kAdamOptions =
     "*, float beta1=0.9, float beta2=0.999, float eps=1e-08, float weight_decay=0., "
     "bool decoupled_weight_decay=False) -> ()";
+// AMSGrad's overloads take the running maximum last, so that every argument
+// before it sits where adam_step_'s does (a kernel reads both alike).
+constexpr const char* kAdamAmsgradOptions =
+    "*, float beta1=0.9, float beta2=0.999, float eps=1e-08, float weight_decay=0., "
+    "bool decoupled_weight_decay=False, ";
 constexpr const char* kSgdOptions =
     "*, float momentum=0., float dampening=0., float weight_decay=0., bool nesterov=False, "
     "bool first_step=False) -> ()";
@@ -190,6 +229,15 @@ void define_optim_ops(Dispatcher& d) {
                               "exp_avg, Tensor(c!)[] exp_avg_sq, Tensor(d!)[] step, Tensor lr, ") +
                       kAdamOptions,
                   adam_list_composite, adam_list_check, kFloatTypes);
+  d.define_direct(std::string("adam_step_.amsgrad(Tensor(a!) self, Tensor grad, Tensor(b!) "
+                              "exp_avg, Tensor(c!) exp_avg_sq, Tensor(d!) step, Tensor lr, ") +
+                      kAdamAmsgradOptions + "Tensor(e!) max_exp_avg_sq) -> ()",
+                  adam_amsgrad_composite, adam_amsgrad_check, kFloatTypes);
+  d.define_direct(std::string("adam_step_.amsgrad_list(Tensor(a!)[] self, Tensor[] grad, "
+                              "Tensor(b!)[] exp_avg, Tensor(c!)[] exp_avg_sq, Tensor(d!)[] step, "
+                              "Tensor lr, ") +
+                      kAdamAmsgradOptions + "Tensor(e!)[] max_exp_avg_sq) -> ()",
+                  adam_amsgrad_list_composite, adam_amsgrad_list_check, kFloatTypes);
   d.define_direct(std::string("sgd_step_(Tensor(a!) self, Tensor grad, Tensor(b!)? "
                               "momentum_buffer, Tensor lr, ") +
                       kSgdOptions,

@@ -12,14 +12,16 @@ namespace plexus {
 
 void adam_step_ops(const Tensor& self, const Tensor& grad, const Tensor& exp_avg,
                    const Tensor& exp_avg_sq, const Tensor& step, const Tensor& lr,
-                   const AdamStepOptions& o) {
+                   const AdamStepOptions& o, const Tensor& max_exp_avg_sq) {
   if (const DType acc = accumulate_dtype(self.dtype()); acc != self.dtype()) {
     // float16 and bfloat16: the step in float32, each written tensor rounded once.
     Tensor p = self.to(acc), m = exp_avg.to(acc), v = exp_avg_sq.to(acc);
-    adam_step_ops(p, grad.to(acc), m, v, step, lr.to(acc), o);
+    Tensor vmax = max_exp_avg_sq.defined() ? max_exp_avg_sq.to(acc) : Tensor();
+    adam_step_ops(p, grad.to(acc), m, v, step, lr.to(acc), o, vmax);
     self.copy_(p);
     exp_avg.copy_(m);
     exp_avg_sq.copy_(v);
+    if (vmax.defined()) max_exp_avg_sq.copy_(vmax);
     return;
   }
   const Tensor one = wrapped_scalar(1.0);
@@ -36,7 +38,12 @@ void adam_step_ops(const Tensor& self, const Tensor& grad, const Tensor& exp_avg
   Tensor bc1 = sub(one, pow(wrapped_scalar(o.beta1), step_c));
   Tensor bc2_sqrt = sqrt(sub(one, pow(wrapped_scalar(o.beta2), step_c)));
   Tensor step_size = div(lr, bc1);
-  Tensor denom = add(div(sqrt(exp_avg_sq), bc2_sqrt), o.eps);
+  Tensor second = exp_avg_sq;
+  if (max_exp_avg_sq.defined()) {
+    max_exp_avg_sq.copy_(maximum(max_exp_avg_sq, exp_avg_sq));
+    second = max_exp_avg_sq;
+  }
+  Tensor denom = add(div(sqrt(second), bc2_sqrt), o.eps);
   self.sub_(mul(div(exp_avg, denom), step_size));
 }
 

@@ -109,7 +109,7 @@ struct AdamOptions {
   bool capturable = false;
   // List and Fused keep the step count in a 0-d float32 tensor ("<name>.step")
   // and read lr from a 0-d tensor, so they are capturable whatever
-  // `capturable` says. amsgrad always runs PerTensor.
+  // `capturable` says. With amsgrad they call adam_step_.amsgrad(_list).
   UpdatePath path = UpdatePath::List;
 };
 class Adam : public Optimizer {
@@ -131,7 +131,7 @@ class Adam : public Optimizer {
  private:
   // Which step() runs: the fused catalog steps, or the capturable or plain
   // per-tensor updates. The step count lives where that path keeps it.
-  bool fused() const { return o_.path != UpdatePath::PerTensor && !o_.amsgrad; }
+  bool fused() const { return o_.path != UpdatePath::PerTensor; }
   void step_capturable();
   void step_fused();
   AdamOptions o_;

@@ -1,6 +1,6 @@
 #version 460
 // Fused optimizer steps over contiguous float32 tensors (optim.cpp): OP 0 is
-// one Adam update (the step count read, plus one), OP 1 adds one to the step
+// one Adam update (AMSGrad when vmax is set; the step count read, plus one), OP 1 adds one to the step
 // count (a second dispatch, after every invocation of the first has read it),
 // OP 2 one SGD update. Formulas and rounding order follow the catalog's
 // composite (dispatcher/src/catalog/optim_steps.cpp).
@@ -8,7 +8,7 @@
 
 layout(local_size_x = 256) in;
 
-// Mirrored by OptimPush in optim.cpp (96 bytes).
+// Mirrored by OptimPush in optim.cpp (104 bytes).
 layout(push_constant, scalar) uniform Push {
   uint64_t meta;  // unused (the dispatch writes its metadata address here)
   uint64_t p, g, m, v, step, lr;  // m: SGD's momentum buffer (0 without)
@@ -16,6 +16,7 @@ layout(push_constant, scalar) uniform Push {
   float beta1, beta2, w1, w2, eps, wd;  // SGD: momentum, -, 1 - dampening, -, -, wd
   float log_beta1, log_beta2;           // Adam: log(beta), from the host in double
   int decoupled;  // Adam: AdamW's decay; SGD: bit 0 nesterov, bit 1 first step
+  uint64_t vmax;  // Adam: AMSGrad's running maximum of v (0 without AMSGrad)
 } pc;
 
 layout(constant_id = 0) const int OP = 0;
@@ -45,7 +46,13 @@ void adam() {
     const float v = BufF32(pc.v).v[i] * pc.beta2 + pc.w2 * g * g;
     BufF32(pc.m).v[i] = m;
     BufF32(pc.v).v[i] = v;
-    const float denom = sqrt(v) / bc2_sqrt + pc.eps;
+    float second = v;
+    if (pc.vmax != 0ul) {  // maximum(vmax, v): a NaN wins, as in the composite
+      const float old = BufF32(pc.vmax).v[i];
+      second = v > old || isnan(v) ? v : old;
+      BufF32(pc.vmax).v[i] = second;
+    }
+    const float denom = sqrt(second) / bc2_sqrt + pc.eps;
     BufF32(pc.p).v[i] = x - (m / denom) * step_size;
   }
 }

@@ -2,12 +2,13 @@
 // formulas of PyTorch's documentation.
 #include "reference/optim.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace plexus::ref {
 
 void adam_step(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, Tensor& step, double lr,
-               const AdamHyper& h) {
+               const AdamHyper& h, Tensor* vmax) {
   const double t = step.at(0) + 1;
   step.set_float(0, t);
   const double bc1 = 1 - std::pow(h.beta1, t), bc2 = 1 - std::pow(h.beta2, t);
@@ -19,7 +20,13 @@ void adam_step(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, Tensor& step, d
     const double vk = h.beta2 * v.at(k) + (1 - h.beta2) * gk * gk;
     m.set_float(k, mk);
     v.set_float(k, vk);
-    p.set_float(k, x - lr / bc1 * mk / (std::sqrt(vk) / std::sqrt(bc2) + h.eps));
+    double second = vk;
+    if (vmax) {
+      const double old = vmax->at(k);
+      second = std::isnan(vk) || std::isnan(old) ? vk + old : std::max(old, vk);
+      vmax->set_float(k, second);
+    }
+    p.set_float(k, x - lr / bc1 * mk / (std::sqrt(second) / std::sqrt(bc2) + h.eps));
   }
 }
 

@@ -1,4 +1,5 @@
-// Reference definitions of the fused optimizer steps (adam_step_, sgd_step_):
+// Reference definitions of the fused optimizer steps (adam_step_ and its
+// AMSGrad overloads, sgd_step_):
 // PyTorch's Adam, AdamW and SGD updates of one parameter, in double.
 #pragma once
 
@@ -12,8 +13,10 @@ struct AdamHyper {
 };
 // step += 1; then with t = step, decay or L2 weight decay, m = b1 m + (1 - b1) g,
 // v = b2 v + (1 - b2) g^2, p -= lr / (1 - b1^t) * m / (sqrt(v) / sqrt(1 - b2^t) + eps).
+// AMSGrad (vmax given): vmax = max(vmax, v) (NaN wins), and vmax replaces v
+// in the denominator.
 void adam_step(Tensor& p, const Tensor& g, Tensor& m, Tensor& v, Tensor& step, double lr,
-               const AdamHyper& h);
+               const AdamHyper& h, Tensor* vmax = nullptr);
 
 struct SgdHyper {
   double momentum = 0, dampening = 0, weight_decay = 0;
