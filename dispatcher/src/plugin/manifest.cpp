@@ -17,7 +17,26 @@ using nlohmann::json;
 // Manifests are a few hundred bytes; anything this big is not one.
 constexpr std::uintmax_t kMaxManifestBytes = 1 << 20;
 
-json parse_file(const fs::path& file) {
+// The manifest's text as JSON; throws Error naming `file` when it is not JSON.
+json parse_text(std::string_view text, const fs::path& file) {
+  PLEXUS_CHECK(text.size() <= kMaxManifestBytes, ErrorCode::InvalidArgument,
+               "{} is not a plugin manifest: {} bytes is too big", file.string(), text.size());
+  try {
+    return json::parse(text);
+  } catch (const json::exception& e) {
+    // Syntax errors, and numbers too big for a double (out_of_range.406,
+    // found by tests/fuzz/manifest_fuzz.cpp). e.what() starts with
+    // "[json.exception.parse_error.101] "; keep the rest.
+    // nlohmann quotes the whole last token, which a hostile file makes huge.
+    std::string_view what = e.what();
+    if (auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
+    const bool cut = what.size() > 300;
+    fail(ErrorCode::InvalidArgument, "{} is not a plugin manifest: not valid JSON ({}{})",
+         file.string(), what.substr(0, 300), cut ? "..." : "");
+  }
+}
+
+std::string read_text(const fs::path& file) {
   std::error_code ec;
   std::uintmax_t size = fs::file_size(file, ec);
   PLEXUS_CHECK(!ec, ErrorCode::IoError, "cannot read manifest {}: {}", file.string(), ec.message());
@@ -27,15 +46,7 @@ json parse_file(const fs::path& file) {
   PLEXUS_CHECK(in.good(), ErrorCode::IoError, "cannot open manifest {}", file.string());
   std::stringstream text;
   text << in.rdbuf();
-  try {
-    return json::parse(text.str());
-  } catch (const json::parse_error& e) {
-    // e.what() starts with "[json.exception.parse_error.101] "; keep the rest.
-    std::string_view what = e.what();
-    if (auto end = what.find("] "); end != std::string_view::npos) what.remove_prefix(end + 2);
-    fail(ErrorCode::InvalidArgument, "{} is not a plugin manifest: not valid JSON ({})",
-         file.string(), what);
-  }
+  return text.str();
 }
 
 // The string field `key` of the manifest object `j`.
@@ -96,7 +107,15 @@ bool valid_plugin_name(std::string_view name) {
 
 std::string manifest_name(const fs::path& file) noexcept {
   try {
-    json j = parse_file(file);
+    return manifest_name_of(read_text(file));
+  } catch (...) {
+    return {};
+  }
+}
+
+std::string manifest_name_of(std::string_view text) noexcept {
+  try {
+    json j = parse_text(text, "manifest");
     if (!j.is_object()) return {};
     auto it = j.find("name");
     if (it == j.end() || !it->is_string()) return {};
@@ -107,8 +126,10 @@ std::string manifest_name(const fs::path& file) noexcept {
   }
 }
 
-Manifest read_manifest(const fs::path& file) {
-  json j = parse_file(file);
+Manifest read_manifest(const fs::path& file) { return parse_manifest(read_text(file), file); }
+
+Manifest parse_manifest(std::string_view text, const fs::path& file) {
+  json j = parse_text(text, file);
   PLEXUS_CHECK(j.is_object(), ErrorCode::InvalidArgument,
                "{} is not a plugin manifest: a JSON object was expected, not {}", file.string(),
                j.type_name());

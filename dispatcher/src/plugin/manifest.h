@@ -29,10 +29,15 @@ struct Manifest {
 // Reads and checks `file`; throws Error naming the file and what is wrong
 // (not JSON, a field missing or ill-typed, a bad name or version).
 Manifest read_manifest(const std::filesystem::path& file);
+// The same checks on a manifest's text, as if read from `file` (whose stem
+// must be the name, and whose directory holds the library).
+Manifest parse_manifest(std::string_view text, const std::filesystem::path& file);
 // The "name" a manifest gives, when the file parses as a JSON object whose
 // "name" is a valid plugin name, even if another field is wrong; else empty.
 // Failed-plugin reports use it. Never throws.
 std::string manifest_name(const std::filesystem::path& file) noexcept;
+// The same for a manifest's text.
+std::string manifest_name_of(std::string_view text) noexcept;
 // Parses "MAJOR.MINOR" (digits only); throws Error(InvalidArgument) otherwise.
 AbiVersion parse_abi_version(std::string_view text);
 // Why a plugin built for ABI `v` cannot load into this host; empty when it can.
