@@ -165,11 +165,16 @@ void SGD::step() {
   }
 }
 
+namespace {
+void check_betas(double beta1, double beta2) {
+  PLEXUS_CHECK(beta1 >= 0 && beta1 < 1 && beta2 >= 0 && beta2 < 1, ErrorCode::InvalidArgument,
+               "Adam: betas must be in [0, 1), got ({}, {})", beta1, beta2);
+}
+}  // namespace
+
 Adam::Adam(NamedParameters params, AdamOptions o) : Optimizer(std::move(params)), o_(o) {
   check_rate("Adam", o.lr);
-  PLEXUS_CHECK(o.beta1 >= 0 && o.beta1 < 1 && o.beta2 >= 0 && o.beta2 < 1,
-               ErrorCode::InvalidArgument, "Adam: betas must be in [0, 1), got ({}, {})",
-               o.beta1, o.beta2);
+  check_betas(o.beta1, o.beta2);
   PLEXUS_CHECK(o.eps >= 0 && o.weight_decay >= 0, ErrorCode::InvalidArgument,
                "Adam: eps {} and weight_decay {} must not be negative", o.eps, o.weight_decay);
 }
@@ -219,6 +224,12 @@ void Adam::set_lr(double lr) {
   check_rate("Adam", lr);
   o_.lr = lr;
   if (lr_.defined()) lr_.fill_(lr);
+}
+
+void Adam::set_betas(double beta1, double beta2) {
+  check_betas(beta1, beta2);
+  o_.beta1 = beta1;
+  o_.beta2 = beta2;
 }
 
 // PyTorch's capturable single-tensor Adam: the same update as step(), with

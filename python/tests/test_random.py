@@ -45,3 +45,4 @@ def test_dropout_masks_repeat_for_a_seed():
     b = px.nn.Dropout(0.5, generator=px.Generator(9))(ones).numpy()
     np.testing.assert_array_equal(a, b)
     assert abs((a == 0).mean() - 0.5) < 0.05
+

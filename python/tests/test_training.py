@@ -228,3 +228,16 @@ def test_optimizer_state_saves_and_resumes(tmp_path):
                                   whole.fc2.weight.detach().numpy())
     with pytest.raises(ValueError, match="unexpected keys"):
         resumed_opt.load_state_dict({"fc7.weight.exp_avg": px.zeros(2)})
+
+
+def test_adam_betas_can_change_between_steps():
+    w = px.tensor([1.0, -2.0], requires_grad=True)
+    opt = px.optim.Adam([("w", w)], lr=0.1, betas=(0.8, 0.9))
+    assert opt.betas == (0.8, 0.9)
+    opt.betas = (0.5, 0.6)
+    assert opt.betas == (0.5, 0.6)
+    with pytest.raises(ValueError, match="betas"):
+        opt.betas = (1.5, 0.6)
+    (w * w).sum().backward()
+    opt.step()
+    assert w.detach().tolist() != [1.0, -2.0]

@@ -56,6 +56,43 @@ TEST_CASE("Adam follows PyTorch's update step by step, with weight decay", "[opt
   }
 }
 
+TEST_CASE("Adam's betas changed between steps take effect on every path", "[optim]") {
+  for (optim::UpdatePath path :
+       {optim::UpdatePath::PerTensor, optim::UpdatePath::List, optim::UpdatePath::Fused}) {
+    INFO("path " << int(path));
+    // `a` starts with other betas and is set to b's before its second step:
+    // from then on the two must update alike.
+    Tensor pa = leaf({1.0, -2.0, 0.5}), pb = leaf({1.0, -2.0, 0.5});
+    optim::Adam a({{"w", pa}}, {.lr = 0.1, .beta1 = 0.8, .beta2 = 0.9, .path = path});
+    optim::Adam b({{"w", pb}}, {.lr = 0.1, .beta1 = 0.8, .beta2 = 0.9, .path = path});
+    for (optim::Adam* o : {&a, &b}) {
+      o->zero_grad();
+      set_gradient(o == &a ? pa : pb, {0.3, -1, 2});
+      o->step();
+    }
+    a.set_betas(0.5, 0.6);
+    b.set_betas(0.5, 0.6);
+    CHECK(a.beta1() == 0.5);
+    CHECK(a.beta2() == 0.6);
+    Tensor before = pa.detach().clone();
+    for (optim::Adam* o : {&a, &b}) {
+      o->zero_grad();
+      set_gradient(o == &a ? pa : pb, {0.1, 0.2, -0.3});
+      o->step();
+    }
+    CHECK(pa.detach().tolist<double>() == pb.detach().tolist<double>());
+    // The second step used the new betas: redo it by hand from the state.
+    // m2 = 0.5 m1 + 0.5 g2 with m1 = 0.2 g1 (beta1 was 0.8 for step 1).
+    const double g1 = 0.3, g2 = 0.1;
+    const double m = 0.5 * (0.2 * g1) + 0.5 * g2, v = 0.6 * (0.1 * g1 * g1) + 0.4 * g2 * g2;
+    const double expect = before.tolist<double>()[0] -
+                          0.1 * (m / (1 - 0.25)) / (std::sqrt(v) / std::sqrt(1 - 0.36) + 1e-8);
+    CHECK(pa.detach().tolist<double>()[0] == Approx(expect).epsilon(1e-12));
+    CHECK_THROWS_WITH(a.set_betas(1.0, 0.5), Contains("betas must be in [0, 1)"));
+    CHECK(a.beta1() == 0.5);
+  }
+}
+
 TEST_CASE("SGD with momentum and nesterov follows PyTorch's update", "[optim]") {
   Tensor p = leaf({1.0, 2.0});
   optim::SGD opt({{"w", p}}, {.lr = 0.5, .momentum = 0.9, .nesterov = true});

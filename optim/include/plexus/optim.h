@@ -121,6 +121,15 @@ class Adam : public Optimizer {
   // With capturable or the List and Fused paths, a compiled step sees the new
   // value without capturing again (it reads a 0-d tensor).
   void set_lr(double lr) override;
+  // The next steps use these betas (checked as the constructor checks them).
+  // Unlike lr, betas stay host numbers on every path, so a compiled step
+  // captures again after a change (and is never wrong): the fused kernels
+  // compute the bias corrections 1 - beta^t from log(beta) taken in double
+  // on the host, which a 0-d device tensor would turn into float arithmetic
+  // on the device; and betas, unlike lr, are rarely scheduled.
+  void set_betas(double beta1, double beta2);
+  double beta1() const { return o_.beta1; }
+  double beta2() const { return o_.beta2; }
   std::map<std::string, Tensor> state_dict() const override;
 
  protected:
