@@ -1,6 +1,7 @@
 // VulkanBackend: the instance, the devices, and the ABI's memory/copy/stream/event calls.
 #include "backend.h"
 
+#include <charconv>
 #include <cstring>
 
 #include "errors.h"
@@ -14,24 +15,41 @@ Allocation* as_allocation(const void* p) {
 
 void check_range(const Allocation* a, size_t offset, size_t n, const char* what) {
   if (offset > a->size || n > a->size - offset)
-    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "vulkan {}: bytes [{}, {}) outside an allocation of {} bytes",
-              what, offset, offset + n, a->size);
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "vulkan {}: bytes [{}, {}) outside an allocation of {} bytes", what, offset,
+              offset + n, a->size);
+}
+
+// The plugin option max_device_memory: bytes each device may hold at most
+// (for a device shared with other programs, and for the out-of-memory
+// tests); 0 or absent: the whole heap.
+VkDeviceSize memory_cap_option(const plexus_host_api* host) {
+  const std::string text = sdk::option(host, "max_device_memory");
+  if (text.empty()) return 0;
+  VkDeviceSize bytes = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), bytes);
+  if (ec != std::errc() || end != text.data() + text.size())
+    sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
+              "option max_device_memory = '{}': expected a number of bytes", text);
+  return bytes;
 }
 
 }  // namespace
 
 VulkanBackend::VulkanBackend(const plexus_host_api* host) {
+  // A bad option fails init (before any device opens), as the gpu plugins' do.
+  const VkDeviceSize memory_cap = memory_cap_option(host);
   reason_ = load_vulkan();
   if (!reason_.empty()) return;
   try {
-    open_devices(host);
+    open_devices(host, memory_cap);
   } catch (const std::exception& e) {
     devices_.clear();
     reason_ = e.what();
   }
 }
 
-void VulkanBackend::open_devices(const plexus_host_api* host) {
+void VulkanBackend::open_devices(const plexus_host_api* host, VkDeviceSize memory_cap) {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "plexus";
   app.pEngineName = "plexus";
@@ -60,7 +78,7 @@ void VulkanBackend::open_devices(const plexus_host_api* host) {
       continue;
     }
     try {
-      devices_.push_back(std::make_unique<Device>(p));
+      devices_.push_back(std::make_unique<Device>(p, int32_t(devices_.size()), memory_cap));
     } catch (const std::exception& e) {
       skipped += std::string(skipped.empty() ? "" : "; ") + e.what();
       sdk::log(host, PLEXUS_LOG_WARN, std::string("vulkan device not used: ") + e.what());

@@ -45,7 +45,7 @@ class VulkanBackend : public sdk::Backend<VulkanBackend> {
   void event_synchronize(int32_t device, void* event);
 
  private:
-  void open_devices(const plexus_host_api* host);
+  void open_devices(const plexus_host_api* host, VkDeviceSize memory_cap);
 
   VkInstance instance_ = VK_NULL_HANDLE;
   std::vector<std::unique_ptr<Device>> devices_;

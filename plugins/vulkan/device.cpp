@@ -130,9 +130,10 @@ void check_requirements(VkPhysicalDevice phys, const Properties& pr, const std::
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: lacks {}", name, m);
   // The general shaders run 256 invocations per workgroup (Vulkan only promises 128).
   if (p.limits.maxComputeWorkGroupInvocations < 256 || p.limits.maxComputeWorkGroupSize[0] < 256)
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED,
-              "{}: workgroups of 256 invocations are needed, the device allows {}", name,
-              std::min(p.limits.maxComputeWorkGroupInvocations, p.limits.maxComputeWorkGroupSize[0]));
+    sdk::fail(
+        PLEXUS_ERROR_UNSUPPORTED,
+        "{}: workgroups of 256 invocations are needed, the device allows {}", name,
+        std::min(p.limits.maxComputeWorkGroupInvocations, p.limits.maxComputeWorkGroupSize[0]));
 }
 
 // The memory types the device is used with, and the size of the tensors' heap.
@@ -177,14 +178,14 @@ uint32_t compute_family(VkPhysicalDevice phys, const std::string& name) {
 
 }  // namespace
 
-Device::Device(VkPhysicalDevice phys) {
+Device::Device(VkPhysicalDevice phys, int32_t index, VkDeviceSize memory_cap) {
   const Properties pr(phys);
   describe(pr, info_);
   check_requirements(phys, pr, info_.name);
   const MemoryTypes mem = choose_memory_types(phys, info_.name);
   host_type_ = mem.host;
-  info_.memory = mem.heap;
-  info_.max_allocation = std::min(mem.heap, pr.m3.maxMemoryAllocationSize);
+  info_.memory = memory_cap > 0 ? std::min(mem.heap, memory_cap) : mem.heap;
+  info_.max_allocation = std::min(info_.memory, pr.m3.maxMemoryAllocationSize);
   family_ = compute_family(phys, info_.name);
 
   const VkPhysicalDeviceLimits& limits = pr.p2.properties.limits;
@@ -196,7 +197,8 @@ Device::Device(VkPhysicalDevice phys) {
         vkGetDeviceProcAddr(dev_, "vkCmdPushDescriptorSetKHR"));
     info_.packed = push_descriptor_set_ != nullptr;
   }
-  memory_.init(dev_, mem.device, mem.mappable, info_.max_allocation);
+  memory_.init(dev_, mem.device, mem.mappable, info_.max_allocation, info_.memory,
+               "vulkan:" + std::to_string(index));
   if (info_.packed) memory_.enable_texel_views(limits.maxTexelBufferElements);
   pipelines_ = std::make_unique<Pipelines>(dev_, info_.packed);
   init_stream(default_stream_);

@@ -41,8 +41,10 @@ struct DeviceInfo {
 
 class Device {
  public:
-  // Opens the device; throws (with the reason) when it lacks what the plugin needs.
-  explicit Device(VkPhysicalDevice phys);
+  // Opens the device, the plugin's device `index`; throws (with the reason)
+  // when it lacks what the plugin needs. memory_cap > 0 makes its memory that
+  // many bytes when the heap is larger (the plugin option max_device_memory).
+  Device(VkPhysicalDevice phys, int32_t index, VkDeviceSize memory_cap);
   ~Device();
   Device(const Device&) = delete;
   Device& operator=(const Device&) = delete;

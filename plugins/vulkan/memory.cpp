@@ -8,11 +8,14 @@
 
 namespace plexus::vulkan {
 
-void MemoryPool::init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit) {
+void MemoryPool::init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit,
+                      VkDeviceSize capacity, std::string name) {
   dev_ = dev;
   type_ = type;
   mappable_ = mappable;
-  limit_ = limit;
+  limit_ = std::min(limit, capacity);
+  capacity_ = capacity;
+  name_ = std::move(name);
 }
 
 MemoryPool::~MemoryPool() {
@@ -26,6 +29,7 @@ void MemoryPool::destroy() {
 }
 
 void MemoryPool::destroy_block(Block& b) {
+  reserved_ -= b.raw.size;
   for (VkBufferView* v : {&b.texel_view, &b.texel_view32}) {
     if (*v) vkDestroyBufferView(dev_, *v, nullptr);
     *v = VK_NULL_HANDLE;
@@ -50,9 +54,64 @@ VkBufferView MemoryPool::texel_view(Block* b, bool wide) {
 Block* MemoryPool::add_block(VkDeviceSize size) {
   auto b = std::make_unique<Block>();
   b->raw = create_raw_buffer(dev_, size, type_, mappable_);
+  reserved_ += size;
   b->free[0] = size;
   blocks_.push_back(std::move(b));
   return blocks_.back().get();
+}
+
+VkDeviceSize MemoryPool::release_empty_blocks() {
+  VkDeviceSize released = 0;
+  for (auto it = blocks_.begin(); it != blocks_.end();) {
+    Block& b = **it;
+    const bool empty = !b.dedicated && b.free.size() == 1 && b.free.begin()->first == 0 &&
+                       b.free.begin()->second == b.raw.size;
+    if (!empty) {
+      ++it;
+      continue;
+    }
+    released += b.raw.size;
+    destroy_block(b);
+    it = blocks_.erase(it);
+  }
+  return released;
+}
+
+Block* MemoryPool::add_block_or_trim(VkDeviceSize size, size_t asked) {
+  if (reserved_ + size <= capacity_) {
+    try {
+      return add_block(size);
+    } catch (const sdk::Error& e) {
+      if (e.status() != PLEXUS_ERROR_OUT_OF_MEMORY) throw;
+    }
+  }
+  const VkDeviceSize released = release_empty_blocks();
+  std::string why;
+  if (reserved_ + size <= capacity_) {
+    try {
+      return add_block(size);
+    } catch (const sdk::Error& e) {
+      if (e.status() != PLEXUS_ERROR_OUT_OF_MEMORY) throw;
+      why = e.what();
+    }
+  } else {
+    why = fmt::format("a block of {} bytes would pass the device's {} bytes", size, capacity_);
+  }
+  sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY,
+            "{}: out of device memory allocating {} bytes: {} bytes are in use by tensors, {} "
+            "reserved in blocks; {} bytes of empty blocks were given back to the driver and the "
+            "allocation retried: {}",
+            name_, asked, used_, reserved_, released, why);
+}
+
+VkDeviceSize MemoryPool::reserved_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return reserved_;
+}
+
+VkDeviceSize MemoryPool::used_bytes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return used_;
 }
 
 Allocation* MemoryPool::allocate(size_t nbytes) {
@@ -65,7 +124,7 @@ Allocation* MemoryPool::allocate(size_t nbytes) {
   Block* block = nullptr;
   VkDeviceSize offset = 0;
   if (n > kBlockSize / 4) {
-    block = add_block(n);  // large: a block of its own
+    block = add_block_or_trim(n, nbytes);  // large: a block of its own
     block->dedicated = true;
   } else {
     for (auto& b : blocks_) {  // first fit
@@ -78,12 +137,13 @@ Allocation* MemoryPool::allocate(size_t nbytes) {
         }
       if (block) break;
     }
-    if (!block) block = add_block(kBlockSize);
+    if (!block) block = add_block_or_trim(std::min(kBlockSize, capacity_), nbytes);
   }
   auto it = block->free.find(offset);
   VkDeviceSize size = it->second;
   block->free.erase(it);
   if (size > n) block->free[offset + n] = size - n;
+  used_ += n;
   return new Allocation{block,
                         block->raw.buffer,
                         offset,
@@ -94,6 +154,7 @@ Allocation* MemoryPool::allocate(size_t nbytes) {
 
 void MemoryPool::release(Allocation* a) {
   std::lock_guard<std::mutex> lock(mu_);
+  used_ -= a->size;
   Block* b = a->block;
   if (b->dedicated) {
     destroy_block(*b);

@@ -11,6 +11,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include "buffer.h"
@@ -42,11 +43,20 @@ struct Allocation {
 class MemoryPool {
  public:
   // `limit` is the most bytes one allocation may have (maxMemoryAllocationSize
-  // and the heap size).
-  void init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit);
+  // and the heap size); `capacity` the most bytes all blocks together may
+  // hold (the heap, or the plugin option max_device_memory); `name` names the
+  // device in errors ("vulkan:0").
+  void init(VkDevice dev, uint32_t type, bool mappable, VkDeviceSize limit, VkDeviceSize capacity,
+            std::string name);
   ~MemoryPool();
-  // Throws OUT_OF_MEMORY naming the size when it cannot.
+  // Throws OUT_OF_MEMORY naming the size when it cannot. When a new block
+  // would pass the capacity, or the driver refuses one, the pool first gives
+  // its empty blocks back to the driver and tries once more; the error then
+  // says what was asked, held and given back.
   Allocation* allocate(size_t nbytes);
+  // Bytes the pool's blocks hold from the driver, and bytes allocations use.
+  VkDeviceSize reserved_bytes();
+  VkDeviceSize used_bytes();
   // Returns the range to its block now (the caller has made sure no queued
   // work still uses it).
   void release(Allocation* a);
@@ -62,6 +72,10 @@ class MemoryPool {
   static constexpr VkDeviceSize kBlockSize = VkDeviceSize{256} << 20;
   static constexpr VkDeviceSize kAlignment = 256;
   Block* add_block(VkDeviceSize size);
+  // add_block within the capacity, giving empty blocks back first if need be.
+  Block* add_block_or_trim(VkDeviceSize size, size_t asked);
+  // Destroys every shared block no allocation uses; returns their bytes.
+  VkDeviceSize release_empty_blocks();
   void destroy_block(Block& b);
 
   std::mutex mu_;
@@ -69,6 +83,10 @@ class MemoryPool {
   uint32_t type_ = 0;
   bool mappable_ = false;
   VkDeviceSize limit_ = 0;
+  VkDeviceSize capacity_ = 0;
+  VkDeviceSize reserved_ = 0;  // bytes of every block
+  VkDeviceSize used_ = 0;      // bytes of every allocation
+  std::string name_;
   VkDeviceSize max_texels_ = 0;
   std::vector<std::unique_ptr<Block>> blocks_;
 };
