@@ -12,6 +12,8 @@
 //                      the ratio of the per-tensor path's time to this one's
 //   adam_2x16M_<path>  the same on 2 tensors of 16M float32 (64 MB each, with
 //                      their state and temporaries well past the L3 cache)
+#include "plexus/optim.h"
+
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -23,7 +25,6 @@
 #include "best_time.h"
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
-#include "plexus/optim.h"
 #include "plexus/plugins.h"
 #include "plexus/random.h"
 
@@ -98,8 +99,8 @@ int main(int argc, char** argv) {
                 path_name(p), us, torch_seed, torch_seed / us);
   }
   const int big_steps = std::max(1, steps / 200);
-  for (auto [name, count, size] : {std::tuple{"10x1M", 10, int64_t{1} << 20},
-                                   std::tuple{"2x16M", 2, int64_t{1} << 24}}) {
+  for (auto [name, count, size] :
+       {std::tuple{"10x1M", 10, int64_t{1} << 20}, std::tuple{"2x16M", 2, int64_t{1} << 24}}) {
     const std::vector<std::vector<int64_t>> big(size_t(count), std::vector<int64_t>{size});
     const double base = adam_us(big, UpdatePath::PerTensor, big_steps);
     for (UpdatePath p : {UpdatePath::PerTensor, UpdatePath::List, UpdatePath::Fused}) {

@@ -90,7 +90,8 @@ std::vector<int64_t> randperm(int64_t n, Generator& gen) {
     const int64_t i = n - 1 - k;
     sdk::PhiloxWords r = sdk::random_words(seed, offset, static_cast<uint64_t>(k));
     const uint64_t bits = (static_cast<uint64_t>(r.w[0]) << 32) | r.w[1];
-    std::swap(p[static_cast<size_t>(i)], p[static_cast<size_t>(bits % static_cast<uint64_t>(i + 1))]);
+    std::swap(p[static_cast<size_t>(i)],
+              p[static_cast<size_t>(bits % static_cast<uint64_t>(i + 1))]);
   }
   return p;
 }

@@ -51,8 +51,7 @@ void Adam::step_fused() {
     return;
   }
   for (size_t k = 0; k < ps.size(); ++k)
-    adam_step_(ps[k], gs[k], ms[k], vs[k], ss[k], lr_, so,
-               o_.amsgrad ? maxes[k] : Tensor());
+    adam_step_(ps[k], gs[k], ms[k], vs[k], ss[k], lr_, so, o_.amsgrad ? maxes[k] : Tensor());
 }
 
 void SGD::step_fused() {

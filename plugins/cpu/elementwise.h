@@ -80,7 +80,8 @@ void visit(plexus_dtype d, const char* op, F&& f) {
     if constexpr (((Mask >> sdk::dtype_of<T>()) & 1u) != 0) {
       f(tag);
     } else {
-      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: the cpu has no kernel for {}", op, sdk::dtype_name(d));
+      sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "{}: the cpu has no kernel for {}", op,
+                sdk::dtype_name(d));
     }
   });
 }

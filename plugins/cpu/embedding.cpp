@@ -146,9 +146,8 @@ void check_select_indices(const plexus_tensor& index, int64_t n, int64_t dim) {
   int64_t value = 0;
   int64_t bad = sdk::first_out_of_range<I>(sdk::TensorView<const I>(index), n, &value);
   if (bad >= 0)
-    sdk::fail_index_out_of_range(
-        "index", index, bad, value, n,
-        "dim " + std::to_string(dim) + " of size " + std::to_string(n));
+    sdk::fail_index_out_of_range("index", index, bad, value, n,
+                                 "dim " + std::to_string(dim) + " of size " + std::to_string(n));
 }
 
 // out's lines along dim take self's lines at index[k]: every line (all other

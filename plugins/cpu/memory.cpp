@@ -11,8 +11,7 @@ namespace plexus::cpu {
 
 void* CpuBackend::allocate(int32_t, size_t nbytes) {
   void* p = std::aligned_alloc(64, (nbytes + 63) / 64 * 64);
-  if (!p)
-    sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "cpu: allocating {} bytes failed", nbytes);
+  if (!p) sdk::fail(PLEXUS_ERROR_OUT_OF_MEMORY, "cpu: allocating {} bytes failed", nbytes);
   return p;
 }
 

@@ -313,8 +313,8 @@ void convert(const View& from_in, const View& to_in, float scale) {
     return d == PLEXUS_DTYPE_F16 || d == PLEXUS_DTYPE_BF16 || d == PLEXUS_DTYPE_F32;
   };
   if (!same && !(is_float(from_in.dtype) && is_float(to_in.dtype)))
-    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert from {} to {}", sdk::dtype_name(from_in.dtype),
-              sdk::dtype_name(to_in.dtype));
+    sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert from {} to {}",
+              sdk::dtype_name(from_in.dtype), sdk::dtype_name(to_in.dtype));
   if (from_in.ndim > sdk::kMaxIterDims)
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "onednn::convert: {} dims (at most {})", from_in.ndim,
               sdk::kMaxIterDims);

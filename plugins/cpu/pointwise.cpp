@@ -35,8 +35,8 @@ void addcmul_out(const plexus_kernel_call& call) {
     auto out = output<T>(args, 4);
     auto self = input<T>(args, 0), t1 = input<T>(args, 1), t2 = input<T>(args, 2);
     if constexpr (std::is_integral_v<T>)
-      map([v](T s, T a, T b) { return sdk::wrap_add(s, sdk::wrap_mul(sdk::wrap_mul(v, a), b)); }, out,
-          self, t1, t2);
+      map([v](T s, T a, T b) { return sdk::wrap_add(s, sdk::wrap_mul(sdk::wrap_mul(v, a), b)); },
+          out, self, t1, t2);
     else
       map([v](C s, C a, C b) { return s + v * a * b; }, out, self, t1, t2);
   });

@@ -16,8 +16,8 @@
 #include <vector>
 
 #include "kernels.h"
-#include "plexus/sdk/op_args.hpp"
 #include "parallel.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::cpu {
 namespace {

@@ -6,9 +6,9 @@
 #include <optional>
 
 #include "elementwise.h"
+#include "kernels.h"
 #include "plexus/sdk/op_args.hpp"
 #include "plexus/sdk/tanh.hpp"
-#include "kernels.h"
 
 namespace plexus::cpu {
 namespace {

@@ -32,8 +32,7 @@ plexus_status claimed_kernel(void* user_data, const plexus_kernel_call* call) no
 }  // namespace
 
 void claim(const FastPath& fp) {
-  if (find_claim(fp.op))
-    sdk::fail(PLEXUS_ERROR_INTERNAL, "fast path for {} claimed twice", fp.op);
+  if (find_claim(fp.op)) sdk::fail(PLEXUS_ERROR_INTERNAL, "fast path for {} claimed twice", fp.op);
   g_claims.push_back(Claim{fp, {}, nullptr});
 }
 

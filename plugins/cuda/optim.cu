@@ -72,8 +72,8 @@ void adam_one(const plexus_kernel_call& call, const sdk::Args& s, const plexus_t
               const plexus_tensor& step, const plexus_tensor& lr,
               const plexus_tensor* vmax = nullptr) {
   const double b1 = s.floating(6), b2 = s.floating(7);
-  AdamArgs a{f32(p), f32(g), f32(m), f32(v), vmax ? f32(*vmax) : nullptr, f32(step), f32(lr),
-             numel(p),
+  float* max_sq = vmax ? f32(*vmax) : nullptr;
+  AdamArgs a{f32(p), f32(g), f32(m), f32(v), max_sq, f32(step), f32(lr), numel(p),
              float(std::log(b1)), float(std::log(b2)), float(b2), float(1 - b1), float(1 - b2),
              float(s.floating(8)), float(s.floating(9)), s.boolean(10)};
   if (a.n > 0) {

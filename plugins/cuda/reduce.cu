@@ -15,9 +15,9 @@
 #include "block_reduce.h"
 #include "dtype.h"
 #include "kernels.h"
-#include "plexus/sdk/op_args.hpp"
 #include "layout.h"
 #include "memory.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::gpu {
 namespace {

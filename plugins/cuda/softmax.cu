@@ -7,8 +7,8 @@
 #include "block_reduce.h"
 #include "dtype.h"
 #include "kernels.h"
-#include "plexus/sdk/op_args.hpp"
 #include "layout.h"
+#include "plexus/sdk/op_args.hpp"
 #include "rows.h"
 
 namespace plexus::gpu {

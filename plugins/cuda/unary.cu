@@ -111,12 +111,12 @@ void gelu_out(const plexus_kernel_call& call) {
 void clamp_out(const plexus_kernel_call& call) {
   sdk::Args args(call);
   const sdk::ClampBounds bounds = sdk::clamp_bounds(args, 1, 2);
-  const std::optional<sdk::Scalar>& min = bounds.min, &max = bounds.max;
+  const std::optional<sdk::Scalar>&min = bounds.min, &max = bounds.max;
   visit_numeric(call.dtype, [&](auto tag) {
     using T = decltype(tag);
     using C = compute_t<T>;
-    ClampOp<C> op{min ? sdk::clamp_bound<C>(*min) : C(0), max ? sdk::clamp_bound<C>(*max) : C(0), bool(min),
-                  bool(max)};
+    ClampOp<C> op{min ? sdk::clamp_bound<C>(*min) : C(0), max ? sdk::clamp_bound<C>(*max) : C(0),
+                  bool(min), bool(max)};
     launch_map<T, T, 2>(call, {tensor_arg(call, 3), tensor_arg(call, 0)}, op);
   });
 }

@@ -62,8 +62,8 @@ void adam_step(VulkanBackend& b, const plexus_kernel_call& call) {
 // adam_step_.amsgrad(..., *, options, max_exp_avg_sq)
 void adam_step_amsgrad(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args a(call);
-  adam_one(b.device(call.device_index), call, a, a.tensor(0), a.tensor(1), a.tensor(2),
-           a.tensor(3), a.tensor(4), a.tensor(5), &a.tensor(11));
+  adam_one(b.device(call.device_index), call, a, a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3),
+           a.tensor(4), a.tensor(5), &a.tensor(11));
 }
 
 // adam_step_.list and .amsgrad_list

@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "kernels.h"
-#include "plexus/sdk/op_args.hpp"
 #include "launch.h"
+#include "plexus/sdk/op_args.hpp"
 
 namespace plexus::vulkan {
 namespace {

@@ -69,7 +69,7 @@ uint64_t clamp_bound(const sdk::Scalar& s, plexus_dtype d) {
 void clamp_out(VulkanBackend& b, const plexus_kernel_call& call) {
   sdk::Args args(call);
   const sdk::ClampBounds bounds = sdk::clamp_bounds(args, 1, 2);
-  const std::optional<sdk::Scalar>& min = bounds.min, &max = bounds.max;
+  const std::optional<sdk::Scalar>&min = bounds.min, &max = bounds.max;
   ElementwisePush push;
   if (min) push.s0 = clamp_bound(*min, call.dtype);
   if (max) push.s1 = clamp_bound(*max, call.dtype);

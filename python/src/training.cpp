@@ -144,11 +144,14 @@ void bind_training(py::module_& m) {
                                            double eps, std::optional<double> wd, bool ams,
                                            bool cap) { return f(p, lr, b, eps, wd, ams, cap); }),
            py::arg("params"), py::arg("lr") = 1e-3, py::arg("betas") = std::pair{0.9, 0.999},
-           py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(),
-           py::arg("amsgrad") = false, py::arg("capturable") = false)
+           py::arg("eps") = 1e-8, py::arg("weight_decay") = py::none(), py::arg("amsgrad") = false,
+           py::arg("capturable") = false)
       .def("steps", &optim::Adam::steps)
       .def_property(
-          "betas", [](const optim::Adam& a) { return std::pair{a.beta1(), a.beta2()}; },
+          "betas",
+          [](const optim::Adam& a) {
+            return std::pair{a.beta1(), a.beta2()};
+          },
           [](optim::Adam& a, std::pair<double, double> b) { a.set_betas(b.first, b.second); },
           "(beta1, beta2) of the next steps; a compiled step captures again after a change");
   py::class_<optim::AdamW, optim::Adam>(optim, "AdamW")

@@ -38,8 +38,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   if (m.name != name) bug("accepted with a name manifest_name_of does not give", m.name);
-  if (m.library.parent_path() != "/plugins") bug("a library outside the manifest's directory",
-                                                 m.library.string());
+  if (m.library.parent_path() != "/plugins")
+    bug("a library outside the manifest's directory", m.library.string());
   if (plexus::parse_abi_version(m.abi.str()).major != m.abi.major ||
       plexus::parse_abi_version(m.abi.str()).minor != m.abi.minor)
     bug("an ABI version that does not parse back", m.abi.str());

@@ -1,7 +1,7 @@
 // Seeded random tensors on the device: the Generator's stream, layouts,
 // statistics, randperm and the errors.
-#include <catch2/catch.hpp>
 #include <algorithm>
+#include <catch2/catch.hpp>
 #include <cmath>
 #include <numeric>
 
@@ -68,9 +68,9 @@ TEST_CASE("uniform, normal and bernoulli have their distributions", "[random]") 
   CHECK(mean_of(z) == Approx(3).margin(0.01));
   CHECK(std::sqrt(var_of(z)) == Approx(2).margin(0.01));
   // About 68.3% within one standard deviation.
-  double within = double(std::count_if(z.begin(), z.end(), [](double x) {
-                    return std::abs(x - 3) < 2;
-                  })) / double(n);
+  double within =
+      double(std::count_if(z.begin(), z.end(), [](double x) { return std::abs(x - 3) < 2; })) /
+      double(n);
   CHECK(within == Approx(0.6827).margin(0.003));
   Tensor mask = empty({n}, DType::F32);
   bernoulli_(mask, 0.3, gen);

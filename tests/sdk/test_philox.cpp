@@ -42,11 +42,11 @@ TEST_CASE("the uniforms and the bernoulli threshold are exact", "[sdk][random]")
   CHECK(sdk::uniform_float(zero) == 0.0f);
   CHECK(sdk::uniform_float(top) == 1.0f - 0x1p-24f);  // below 1
   CHECK(sdk::uniform_double(top) == 1.0 - 0x1p-53);
-  CHECK(sdk::normal_u1_float(zero) == 0x1p-24f);      // above 0: its log is finite
+  CHECK(sdk::normal_u1_float(zero) == 0x1p-24f);  // above 0: its log is finite
   CHECK(sdk::normal_u1_float(top) == 1.0f);
   CHECK(sdk::bernoulli_threshold(0) == 0);
   CHECK(sdk::bernoulli_threshold(1) == (1u << 24));
-  CHECK(sdk::bernoulli_threshold(0.25) == (1u << 22));             // on a step: not rounded up
+  CHECK(sdk::bernoulli_threshold(0.25) == (1u << 22));                // on a step: not rounded up
   CHECK(sdk::bernoulli_threshold(0.25 + 0x1p-30) == (1u << 22) + 1);  // between steps: up
   // p = 1 keeps every draw, p = 0 none.
   CHECK(sdk::bernoulli_draw(top, sdk::bernoulli_threshold(1)));

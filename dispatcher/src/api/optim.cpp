@@ -29,11 +29,12 @@ void adam_step_(std::span<const Tensor> self, std::span<const Tensor> grad,
                 std::span<const Tensor> max_exp_avg_sq) {
   if (!max_exp_avg_sq.empty()) {
     static const Operator& op = detail::op("adam_step_.amsgrad_list");
-    detail::call(op, {Value::tensor_list(self), Value::tensor_list(grad),
-                      Value::tensor_list(exp_avg), Value::tensor_list(exp_avg_sq),
-                      Value::tensor_list(step), Value::tensor(lr), Value::real(o.beta1),
-                      Value::real(o.beta2), Value::real(o.eps), Value::real(o.weight_decay),
-                      Value::boolean(o.decoupled_weight_decay), Value::tensor_list(max_exp_avg_sq)});
+    detail::call(op,
+                 {Value::tensor_list(self), Value::tensor_list(grad), Value::tensor_list(exp_avg),
+                  Value::tensor_list(exp_avg_sq), Value::tensor_list(step), Value::tensor(lr),
+                  Value::real(o.beta1), Value::real(o.beta2), Value::real(o.eps),
+                  Value::real(o.weight_decay), Value::boolean(o.decoupled_weight_decay),
+                  Value::tensor_list(max_exp_avg_sq)});
     return;
   }
   static const Operator& op = detail::op("adam_step_.list");

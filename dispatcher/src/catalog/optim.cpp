@@ -165,7 +165,7 @@ void adam_composite(void*, KernelCall& call) {
 void adam_amsgrad_composite(void*, KernelCall& call) {
   const auto& a = call.args;
   AdamStepOptions h{a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
-              a[10].to_bool()};
+                    a[10].to_bool()};
   adam_step_ops(a[0].to_tensor(), a[1].to_tensor(), a[2].to_tensor(), a[3].to_tensor(),
                 a[4].to_tensor(), a[5].to_tensor(), h, a[kMaxExpAvgSq].to_tensor());
 }
@@ -190,11 +190,11 @@ void adam_list_composite(void*, KernelCall& call) {
 void adam_amsgrad_list_composite(void*, KernelCall& call) {
   const auto& a = call.args;
   for (size_t i = 0; i < a[0].to_tensor_list().size(); ++i)
-    adam_step_(a[0].to_tensor_list()[i], a[1].to_tensor_list()[i], a[2].to_tensor_list()[i],
-               a[3].to_tensor_list()[i], a[4].to_tensor_list()[i], a[5].to_tensor(),
-               {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
-                a[10].to_bool()},
-               a[kMaxExpAvgSq].to_tensor_list()[i]);
+    adam_step_(
+        a[0].to_tensor_list()[i], a[1].to_tensor_list()[i], a[2].to_tensor_list()[i],
+        a[3].to_tensor_list()[i], a[4].to_tensor_list()[i], a[5].to_tensor(),
+        {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(), a[10].to_bool()},
+        a[kMaxExpAvgSq].to_tensor_list()[i]);
 }
 void sgd_list_composite(void*, KernelCall& call) {
   const auto& a = call.args;

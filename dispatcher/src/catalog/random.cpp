@@ -24,8 +24,8 @@ constexpr size_t kSelf = 0;
 
 OutputSpec random_meta(MetaContext& ctx, size_t seed_at) {
   const Tensor& self = ctx.tensor(kSelf);
-  PLEXUS_CHECK_ARG(ctx.integer(seed_at + 1) >= 0, ctx.name(seed_at + 1),
-                   "must be >= 0, got {}", ctx.integer(seed_at + 1));
+  PLEXUS_CHECK_ARG(ctx.integer(seed_at + 1) >= 0, ctx.name(seed_at + 1), "must be >= 0, got {}",
+                   ctx.integer(seed_at + 1));
   return {Shape(self.sizes().begin(), self.sizes().end()), self.dtype(), self.dtype()};
 }
 
@@ -80,8 +80,8 @@ void uniform_composite(void*, KernelCall& call) {
     });
   } else {
     const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
-    draw_on_host<float>(call, 3,
-                 [=](const sdk::PhiloxWords& r) { return f + sdk::uniform_float(r) * span; });
+    draw_on_host<float>(
+        call, 3, [=](const sdk::PhiloxWords& r) { return f + sdk::uniform_float(r) * span; });
   }
 }
 
@@ -105,7 +105,7 @@ void normal_composite(void*, KernelCall& call) {
 void bernoulli_composite(void*, KernelCall& call) {
   const uint32_t threshold = sdk::bernoulli_threshold(call.args[1].to_double());
   draw_on_host<bool>(call, 2,
-               [=](const sdk::PhiloxWords& r) { return sdk::bernoulli_draw(r, threshold); });
+                     [=](const sdk::PhiloxWords& r) { return sdk::bernoulli_draw(r, threshold); });
 }
 
 }  // namespace

@@ -126,7 +126,9 @@ std::string manifest_name_of(std::string_view text) noexcept {
   }
 }
 
-Manifest read_manifest(const fs::path& file) { return parse_manifest(read_text(file), file); }
+Manifest read_manifest(const fs::path& file) {
+  return parse_manifest(read_text(file), file);
+}
 
 Manifest parse_manifest(std::string_view text, const fs::path& file) {
   json j = parse_text(text, file);

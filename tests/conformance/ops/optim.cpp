@@ -63,7 +63,9 @@ void adam_case(CaseSet& set, const std::string& name, const ref::Sizes& sizes, d
 void adam_amsgrad_cases(CaseSet& set) {
   const DType dt = set.dtype();
   auto add = [&](const std::string& name, const ref::Sizes& sizes, double step, ref::AdamHyper h,
-                 uint32_t layout = Contiguous) { adam_case(set, name, sizes, step, h, layout, true); };
+                 uint32_t layout = Contiguous) {
+    adam_case(set, name, sizes, step, h, layout, true);
+  };
   add("first_step", {13, 17}, 0, {});
   add("step_4", {13, 17}, 4, {.beta1 = 0.8, .beta2 = 0.99, .eps = 1e-6});
   add("weight_decay", {31}, 2, {.weight_decay = 0.1});
@@ -115,7 +117,8 @@ void adam_list_cases(CaseSet& set) {
       steps.push_back({zero_d(DType::F32, k == 0 ? 0 : double(k + 2)), Contiguous, {}});
       if (Amsgrad)
         maxes.push_back({k == 0 ? ref::Tensor(dt, shapes[k]) : random(c.rng, dt, shapes[k], {0, 1}),
-                         Contiguous, {}});
+                         Contiguous,
+                         {}});
     }
     c.arg("self", ps).arg("grad", gs).arg("exp_avg", ms).arg("exp_avg_sq", vs).arg("step", steps);
     if (Amsgrad) c.arg("max_exp_avg_sq", maxes);

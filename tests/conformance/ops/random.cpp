@@ -4,11 +4,12 @@
 // must give the very values, not just the distribution: element k of self in
 // row-major order whatever its layout, the offset added to k, 64-bit seeds
 // and offsets, and the 24- and 53-bit uniforms.
+#include "reference/random.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
 
-#include "reference/random.h"
 #include "suite.h"
 
 namespace plexus::conformance {
@@ -44,7 +45,9 @@ const Shape kShapes[] = {
 };
 
 // self's old values, which the op must overwrite entirely.
-ref::Tensor old_self(Case& c, DType d, const ref::Sizes& sizes) { return random(c.rng, d, sizes); }
+ref::Tensor old_self(Case& c, DType d, const ref::Sizes& sizes) {
+  return random(c.rng, d, sizes);
+}
 
 // Rounding: from + u * (to - from) in the compute type (float for float32
 // and narrower, double for float64), with or without a fused multiply-add,
@@ -59,8 +62,8 @@ Tolerance uniform_tolerance(DType d, double from, double to) {
 
 void uniform_cases(CaseSet& set) {
   const DType d = set.dtype();
-  auto add = [&](std::string name, const ref::Sizes& sizes, uint32_t layout, double from,
-                 double to, const Stream& s) -> Case& {
+  auto add = [&](std::string name, const ref::Sizes& sizes, uint32_t layout, double from, double to,
+                 const Stream& s) -> Case& {
     Case& c = set.add(std::move(name));
     c.tensor("self", old_self(c, d, sizes), layout)
         .arg("from", from)
@@ -81,7 +84,10 @@ void uniform_cases(CaseSet& set) {
   add("stress", {64, 257}, Contiguous, 0, 1, kStreams[1]).stress = true;
   for (auto [name, from, to] : {std::tuple{"reversed_error", 1.0, 0.0}}) {
     Case& c = set.add(name);
-    c.tensor("self", old_self(c, d, {4})).arg("from", from).arg("to", to).arg("seed", int64_t{0})
+    c.tensor("self", old_self(c, d, {4}))
+        .arg("from", from)
+        .arg("to", to)
+        .arg("seed", int64_t{0})
         .arg("offset", int64_t{0});
     c.expect_error = "from <= to";
   }
@@ -94,7 +100,7 @@ void normal_cases(CaseSet& set) {
   const DType d = set.dtype();
   // float32 and narrower: log, sqrt and cos in float against double, at most
   // a few float32 ulps of values up to about 5.7 standard deviations.
-  const Tolerance tol = d == DType::F64 ? Tolerance{.atol = 1e-13, .rtol = 1e-13}
+  const Tolerance tol = d == DType::F64   ? Tolerance{.atol = 1e-13, .rtol = 1e-13}
                         : d == DType::F32 ? Tolerance{.atol = 1e-5, .rtol = 1e-5}
                                           : Tolerance{.ulps = 1, .atol = 1e-5, .rtol = 1e-5};
   auto add = [&](std::string name, const ref::Sizes& sizes, uint32_t layout, double mean,
@@ -119,7 +125,9 @@ void normal_cases(CaseSet& set) {
   add("zero_std", {64}, Contiguous, -1.25, 0, kStreams[3]);
   add("stress", {64, 257}, Contiguous, 0, 1, kStreams[1]).stress = true;
   Case& c = set.add("negative_std_error");
-  c.tensor("self", old_self(c, d, {4})).arg("std", -1.0).arg("seed", int64_t{0})
+  c.tensor("self", old_self(c, d, {4}))
+      .arg("std", -1.0)
+      .arg("seed", int64_t{0})
       .arg("offset", int64_t{0});
   c.expect_error = "std";
 }
@@ -148,7 +156,9 @@ void bernoulli_cases(CaseSet& set) {
   add("p_on_step", {65537}, Contiguous, 0.25, kStreams[3]);
   add("stress", {64, 257}, Contiguous, 0.7, kStreams[1]).stress = true;
   Case& c = set.add("p_error");
-  c.tensor("self", old_self(c, d, {4})).arg("p", 1.5).arg("seed", int64_t{0})
+  c.tensor("self", old_self(c, d, {4}))
+      .arg("p", 1.5)
+      .arg("seed", int64_t{0})
       .arg("offset", int64_t{0});
   c.expect_error = "probability";
 }

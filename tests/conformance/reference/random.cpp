@@ -8,13 +8,18 @@ namespace {
 // The words of element k of a call with (seed, offset).
 std::array<uint32_t, 4> words(uint64_t seed, uint64_t offset, int64_t k) {
   const uint64_t n = offset + static_cast<uint64_t>(k);
-  return philox4x32_10({static_cast<uint32_t>(n & 0xffffffffu), static_cast<uint32_t>(n >> 32), 0, 0},
-                       {static_cast<uint32_t>(seed & 0xffffffffu), static_cast<uint32_t>(seed >> 32)});
+  return philox4x32_10(
+      {static_cast<uint32_t>(n & 0xffffffffu), static_cast<uint32_t>(n >> 32), 0, 0},
+      {static_cast<uint32_t>(seed & 0xffffffffu), static_cast<uint32_t>(seed >> 32)});
 }
 
 // A uniform number from a count of 2^-bits steps.
-double steps(uint64_t count, int bits) { return std::ldexp(static_cast<double>(count), -bits); }
-uint64_t top53(uint32_t hi, uint32_t lo) { return (static_cast<uint64_t>(hi) << 21) | (lo >> 11); }
+double steps(uint64_t count, int bits) {
+  return std::ldexp(static_cast<double>(count), -bits);
+}
+uint64_t top53(uint32_t hi, uint32_t lo) {
+  return (static_cast<uint64_t>(hi) << 21) | (lo >> 11);
+}
 
 }  // namespace
 

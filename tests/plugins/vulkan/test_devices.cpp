@@ -6,7 +6,6 @@
 #include <catch2/catch.hpp>
 #include <map>
 #include <string>
-
 #include <vector>
 
 #include "plexus/device.h"

@@ -51,7 +51,8 @@ inline std::vector<int64_t> reduced_dims(const Args& args, int64_t pos, const pl
     if (dims[i] < 0 || dims[i] >= self.ndim || (i > 0 && dims[i] <= dims[i - 1]))
       fail(PLEXUS_ERROR_INVALID_ARGUMENT,
            "dim " + std::to_string(dims[i]) + " (expected dims in [0, " +
-               std::to_string(self.ndim) + "), ascending and distinct, as the host normalizes them)");
+               std::to_string(self.ndim) +
+               "), ascending and distinct, as the host normalizes them)");
   return dims;
 }
 
@@ -189,8 +190,7 @@ inline std::string element_position(const plexus_tensor& t, int64_t linear) {
                                                  const std::string& range) {
   fail(PLEXUS_ERROR_INVALID_ARGUMENT, std::string(name) + element_position(t, linear) + " = " +
                                           std::to_string(value) + " is out of range for " + range +
-                                          " (expected 0 <= index < " + std::to_string(limit) +
-                                          ")");
+                                          " (expected 0 <= index < " + std::to_string(limit) + ")");
 }
 
 // The first element of `values` (indices read on the host) outside
