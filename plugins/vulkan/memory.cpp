@@ -104,16 +104,6 @@ Block* MemoryPool::add_block_or_trim(VkDeviceSize size, size_t asked) {
             name_, asked, used_, reserved_, released, why);
 }
 
-VkDeviceSize MemoryPool::reserved_bytes() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return reserved_;
-}
-
-VkDeviceSize MemoryPool::used_bytes() {
-  std::lock_guard<std::mutex> lock(mu_);
-  return used_;
-}
-
 Allocation* MemoryPool::allocate(size_t nbytes) {
   VkDeviceSize n = (VkDeviceSize(nbytes) + kAlignment - 1) / kAlignment * kAlignment;
   if (nbytes == 0 || n > limit_)

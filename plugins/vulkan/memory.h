@@ -54,9 +54,6 @@ class MemoryPool {
   // its empty blocks back to the driver and tries once more; the error then
   // says what was asked, held and given back.
   Allocation* allocate(size_t nbytes);
-  // Bytes the pool's blocks hold from the driver, and bytes allocations use.
-  VkDeviceSize reserved_bytes();
-  VkDeviceSize used_bytes();
   // Returns the range to its block now (the caller has made sure no queued
   // work still uses it).
   void release(Allocation* a);
