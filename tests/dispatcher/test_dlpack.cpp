@@ -79,6 +79,24 @@ TEST_CASE("DLPack import refuses what it cannot read, and still frees it", "[dlp
   CHECK_THROWS_WITH(from_dlpack(make({kDLFloat, 64, 1}, nullptr, 1, kDLMetal)),
                     Contains("device type 8"));
   CHECK(deleted == 5);
+  // Shapes and strides that reach past int64 (found by tests/fuzz/dlpack_fuzz.cpp),
+  // negative sizes, and device ids a plexus device cannot hold.
+  int64_t big_shape[2] = {2, 2}, big_strides[2] = {int64_t(1) << 62, int64_t(1) << 62};
+  auto two_d = [&](int64_t* sh, int64_t* st) {
+    DLManagedTensorVersioned* m = make({kDLFloat, 64, 1}, st, 1, kDLCPU);
+    m->dl_tensor.ndim = 2;
+    m->dl_tensor.shape = sh;
+    return m;
+  };
+  CHECK_THROWS_WITH(from_dlpack(two_d(big_shape, big_strides)), Contains("reach past 2^63"));
+  int64_t huge_shape[2] = {int64_t(1) << 40, int64_t(1) << 40};
+  CHECK_THROWS_WITH(from_dlpack(two_d(huge_shape, nullptr)), Contains("more than 2^63"));
+  int64_t negative_shape[2] = {3, -2};
+  CHECK_THROWS_WITH(from_dlpack(two_d(negative_shape, nullptr)), Contains("negative size -2"));
+  DLManagedTensorVersioned* far = make({kDLFloat, 64, 1}, nullptr, 1, kDLCUDA);
+  far->dl_tensor.device.device_id = 70000;
+  CHECK_THROWS_WITH(from_dlpack(far), Contains("device id 70000 is out of range"));
+  CHECK(deleted == 9);
 }
 
 TEST_CASE("DLPack export refuses devices it has no code for", "[dlpack]") {

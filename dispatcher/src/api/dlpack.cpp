@@ -1,6 +1,8 @@
 // DLPack export and import (plexus/dlpack.h).
 #include "plexus/dlpack.h"
 
+#include <algorithm>
+#include <cstdint>
 #include <memory>
 #include <vector>
 
@@ -100,6 +102,12 @@ Tensor import_tensor(Managed* m) {
   });
   const DLTensor& dl = m->dl_tensor;
   DType dtype = plexus_dtype(dl.dtype);
+  const bool host_memory = dl.device.device_type == kDLCPU ||
+                           dl.device.device_type == kDLCUDAHost ||
+                           dl.device.device_type == kDLROCMHost;
+  PLEXUS_CHECK(host_memory || (dl.device.device_id >= 0 && dl.device.device_id <= INT16_MAX),
+               ErrorCode::InvalidArgument, "from_dlpack: device id {} is out of range [0, {}]",
+               dl.device.device_id, INT16_MAX);
   Device device;
   switch (dl.device.device_type) {
     case kDLCPU:
@@ -120,13 +128,21 @@ Tensor import_tensor(Managed* m) {
   PLEXUS_CHECK(dl.ndim >= 0, ErrorCode::InvalidArgument, "from_dlpack: ndim {} is negative",
                dl.ndim);
   std::vector<int64_t> sizes(dl.shape, dl.shape + dl.ndim), strides(static_cast<size_t>(dl.ndim));
-  int64_t numel = 1;
+  for (int32_t d = 0; d < dl.ndim; ++d)
+    PLEXUS_CHECK(sizes[static_cast<size_t>(d)] >= 0, ErrorCode::InvalidArgument,
+                 "from_dlpack: negative size {} in dim {}", sizes[static_cast<size_t>(d)], d);
+  // Without strides the tensor is contiguous (its row-major strides must fit
+  // int64); from_blob checks how far given strides reach.
+  int64_t step = 1;
   for (int32_t d = dl.ndim - 1; d >= 0; --d) {
-    strides[static_cast<size_t>(d)] = dl.strides ? dl.strides[d] : numel;
+    strides[static_cast<size_t>(d)] = dl.strides ? dl.strides[d] : step;
     PLEXUS_CHECK(strides[static_cast<size_t>(d)] >= 0, ErrorCode::InvalidArgument,
                  "from_dlpack: negative stride {} in dim {} (plexus views have none)",
                  strides[static_cast<size_t>(d)], d);
-    numel *= sizes[static_cast<size_t>(d)];
+    const int64_t size = std::max<int64_t>(sizes[static_cast<size_t>(d)], 1);
+    PLEXUS_CHECK(dl.strides || !__builtin_mul_overflow(step, size, &step),
+                 ErrorCode::InvalidArgument, "from_dlpack: shape {} has more than 2^63 elements",
+                 shape_str(sizes));
   }
   void* data = static_cast<char*>(dl.data) + dl.byte_offset;
   return from_blob(data, sizes, strides, TensorOptions(dtype, device),

@@ -81,16 +81,28 @@ Tensor from_blob(void* data, IntArrayRef sizes, IntArrayRef strides, TensorOptio
                "from_blob: sizes {} and strides {} have different lengths", shape_str(sizes),
                shape_str(strides));
   int64_t numel = checked_numel(sizes);
-  int64_t last = 0;
+  // The offset of the last element, and the bytes up to it: refused when
+  // they pass int64 (a hostile DLPack descriptor's strides; found by
+  // tests/fuzz/dlpack_fuzz.cpp).
+  int64_t last = 0, nbytes = 0;
+  bool overflow = false;
   for (size_t i = 0; i < sizes.size(); ++i) {
     PLEXUS_CHECK(strides[i] >= 0, ErrorCode::InvalidArgument,
                  "from_blob: strides {} must be non-negative", shape_str(strides));
-    if (numel > 0) last += (sizes[i] - 1) * strides[i];
+    int64_t reach = 0;
+    if (numel > 0)
+      overflow = overflow || __builtin_mul_overflow(sizes[i] - 1, strides[i], &reach) ||
+                 __builtin_add_overflow(last, reach, &last);
   }
+  if (numel > 0)
+    overflow = overflow || __builtin_add_overflow(last, 1, &nbytes) ||
+               __builtin_mul_overflow(nbytes, int64_t(itemsize(options.dtype)), &nbytes);
+  PLEXUS_CHECK(!overflow, ErrorCode::InvalidArgument,
+               "from_blob: sizes {} with strides {} reach past 2^63 bytes", shape_str(sizes),
+               shape_str(strides));
   PLEXUS_CHECK(data != nullptr || numel == 0, ErrorCode::InvalidArgument,
                "from_blob: data is null for {} elements", numel);
-  size_t nbytes = numel == 0 ? 0 : static_cast<size_t>(last + 1) * itemsize(options.dtype);
-  Storage s(new StorageImpl(options.device, data, nbytes, std::move(deleter)));
+  Storage s(new StorageImpl(options.device, data, size_t(nbytes), std::move(deleter)));
   return Tensor::make(std::move(s), options.dtype, sizes, strides, 0);
 }
 
