@@ -106,25 +106,15 @@ AdamScalars adam_scalars(const sdk::Args& a) {
 }
 
 // adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, *, beta1, beta2, eps, weight_decay,
-// decoupled)
+// decoupled), and adam_step_.amsgrad (the same, then max_exp_avg_sq).
+template <bool Amsgrad>
 void adam_step(const plexus_kernel_call& call) {
   sdk::Args a(call);
   visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
       call.dtype, call.op, [&](auto tag) {
         using T = typename decltype(tag)::type;
         adam_one<T>(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4),
-                    *data_of<T>(a.tensor(5)), adam_scalars(a));
-      });
-}
-
-// adam_step_.amsgrad(..., *, options, max_exp_avg_sq): the same, with AMSGrad.
-void adam_step_amsgrad(const plexus_kernel_call& call) {
-  sdk::Args a(call);
-  visit<PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64)>(
-      call.dtype, call.op, [&](auto tag) {
-        using T = typename decltype(tag)::type;
-        adam_one<T>(a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4),
-                    *data_of<T>(a.tensor(5)), adam_scalars(a), &a.tensor(11));
+                    *data_of<T>(a.tensor(5)), adam_scalars(a), Amsgrad ? &a.tensor(11) : nullptr);
       });
 }
 
@@ -214,9 +204,9 @@ void sgd_step_list(const plexus_kernel_call& call) {
 void register_optim(CpuBackend& b) {
   constexpr uint32_t kTypes =
       PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32) | PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F64);
-  b.register_kernel<&adam_step>("adam_step_", kTypes);
+  b.register_kernel<&adam_step<false>>("adam_step_", kTypes);
   b.register_kernel<&adam_step_list<false>>("adam_step_.list", kTypes);
-  b.register_kernel<&adam_step_amsgrad>("adam_step_.amsgrad", kTypes);
+  b.register_kernel<&adam_step<true>>("adam_step_.amsgrad", kTypes);
   b.register_kernel<&adam_step_list<true>>("adam_step_.amsgrad_list", kTypes);
   b.register_kernel<&sgd_step>("sgd_step_", kTypes);
   b.register_kernel<&sgd_step_list>("sgd_step_.list", kTypes);

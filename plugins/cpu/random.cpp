@@ -2,7 +2,7 @@
 // row-major order of its sizes, takes the Philox words of (seed, offset + i)
 // (Note [random streams] in plexus/sdk/philox.hpp): any number of threads and
 // any layout give the host composite's stream exactly.
-#include <cmath>
+#include <type_traits>
 
 #include "elementwise.h"
 #include "kernels.h"
@@ -12,23 +12,18 @@ namespace plexus::cpu {
 namespace {
 
 // self[i] = value_of(words of element i), over pieces of [0, numel) in
-// parallel; a strided self finds each element's offset from its index.
+// parallel; a strided self finds each element by its row-major position.
 template <typename T, typename F>
 void fill_random(const sdk::Args& args, uint64_t seed, uint64_t offset, F value_of) {
   sdk::TensorView<elem_t<T>> out = output<T>(args, 0);
-  const int64_t n = out.numel();
   const bool dense = out.is_contiguous();
-  parallel_for(n, 16, [&](int64_t b, int64_t e) {
+  parallel_for(out.numel(), 16, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
-      int64_t at = i;
-      if (!dense) {
-        at = 0;
-        for (int64_t d = out.ndim() - 1, rest = i; d >= 0; --d) {
-          at += rest % out.size(d) * out.stride(d);
-          rest /= out.size(d);
-        }
-      }
-      out.data()[at] = elem_t<T>(value_of(sdk::random_words(seed, offset, uint64_t(i))));
+      const auto v = elem_t<T>(value_of(sdk::random_words(seed, offset, uint64_t(i))));
+      if (dense)
+        out.data()[i] = v;
+      else
+        out[i] = v;
     }
   });
 }
@@ -41,45 +36,20 @@ Stream stream_of(const sdk::Args& args, int64_t seed_at) {
   return {uint64_t(args.integer(seed_at)), uint64_t(args.integer(seed_at + 1))};
 }
 
-// uniform_(self, from, to, *, seed, offset)
-void uniform_kernel(const plexus_kernel_call& call) {
+// uniform_(self, from, to, *, seed, offset) and normal_(self, mean, std, *,
+// seed, offset): plexus/sdk/philox.hpp's values in float, or double for float64.
+template <bool Normal>
+void fill_kernel(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  const double from = args.floating(1), to = args.floating(2);
+  const double p0 = args.floating(1), p1 = args.floating(2);
   const Stream s = stream_of(args, 3);
   visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
     using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, double>) {
-      fill_random<T>(args, s.seed, s.offset, [=](const sdk::PhiloxWords& r) {
-        return from + sdk::uniform_double(r) * (to - from);
-      });
-    } else {
-      const auto f = float(from), span = float(to - from);
-      fill_random<T>(args, s.seed, s.offset,
-                     [=](const sdk::PhiloxWords& r) { return f + sdk::uniform_float(r) * span; });
-    }
-  });
-}
-
-// normal_(self, mean, std, *, seed, offset): Box-Muller.
-void normal_kernel(const plexus_kernel_call& call) {
-  sdk::Args args(call);
-  const double mean = args.floating(1), std = args.floating(2);
-  const Stream s = stream_of(args, 3);
-  constexpr double kTwoPi = 6.283185307179586;
-  visit<sdk::kFloatingDTypes>(call.dtype, call.op, [&](auto tag) {
-    using T = typename decltype(tag)::type;
-    if constexpr (std::is_same_v<T, double>) {
-      fill_random<T>(args, s.seed, s.offset, [=](const sdk::PhiloxWords& r) {
-        return mean + std * (std::sqrt(-2.0 * std::log(sdk::normal_u1_double(r))) *
-                             std::cos(kTwoPi * sdk::normal_u2_double(r)));
-      });
-    } else {
-      const auto m = float(mean), sd = float(std);
-      fill_random<T>(args, s.seed, s.offset, [=](const sdk::PhiloxWords& r) {
-        return m + sd * (std::sqrt(-2.0f * std::log(sdk::normal_u1_float(r))) *
-                         std::cos(float(kTwoPi) * sdk::normal_u2_float(r)));
-      });
-    }
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    const C a = C(p0), b = C(Normal ? p1 : p1 - p0);
+    fill_random<T>(args, s.seed, s.offset, [=](const sdk::PhiloxWords& r) {
+      return Normal ? sdk::normal_value<C>(r, a, b) : sdk::uniform_value<C>(r, a, b);
+    });
   });
 }
 
@@ -99,8 +69,8 @@ void bernoulli_kernel(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_random(CpuBackend& b) {
-  b.register_kernel<&uniform_kernel>("uniform_", sdk::kFloatingDTypes);
-  b.register_kernel<&normal_kernel>("normal_", sdk::kFloatingDTypes);
+  b.register_kernel<&fill_kernel<false>>("uniform_", sdk::kFloatingDTypes);
+  b.register_kernel<&fill_kernel<true>>("normal_", sdk::kFloatingDTypes);
   b.register_kernel<&bernoulli_kernel>("bernoulli_.float", sdk::kAllDTypes);
 }
 

@@ -84,17 +84,13 @@ void adam_one(const plexus_kernel_call& call, const sdk::Args& s, const plexus_t
   check_launch(call, "increment_kernel");
 }
 
-// adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, *, beta1, beta2, eps, weight_decay, decoupled)
+// adam_step_(self, grad, exp_avg, exp_avg_sq, step, lr, *, beta1, beta2, eps, weight_decay,
+// decoupled), and adam_step_.amsgrad (the same, then max_exp_avg_sq).
+template <bool Amsgrad>
 void adam_step(const plexus_kernel_call& call) {
   sdk::Args a(call);
-  adam_one(call, a, a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4), a.tensor(5));
-}
-
-// adam_step_.amsgrad(..., *, options, max_exp_avg_sq)
-void adam_step_amsgrad(const plexus_kernel_call& call) {
-  sdk::Args a(call);
   adam_one(call, a, a.tensor(0), a.tensor(1), a.tensor(2), a.tensor(3), a.tensor(4), a.tensor(5),
-           &a.tensor(11));
+           Amsgrad ? &a.tensor(11) : nullptr);
 }
 
 // adam_step_.list and .amsgrad_list
@@ -161,9 +157,9 @@ void sgd_step_list(const plexus_kernel_call& call) {
 
 void register_optim(GpuBackend& b) {
   const uint32_t f32_only = PLEXUS_DTYPE_BIT(PLEXUS_DTYPE_F32);
-  b.register_kernel<&adam_step>("adam_step_", f32_only);
+  b.register_kernel<&adam_step<false>>("adam_step_", f32_only);
   b.register_kernel<&adam_step_list<false>>("adam_step_.list", f32_only);
-  b.register_kernel<&adam_step_amsgrad>("adam_step_.amsgrad", f32_only);
+  b.register_kernel<&adam_step<true>>("adam_step_.amsgrad", f32_only);
   b.register_kernel<&adam_step_list<true>>("adam_step_.amsgrad_list", f32_only);
   b.register_kernel<&sgd_step>("sgd_step_", f32_only);
   b.register_kernel<&sgd_step_list>("sgd_step_.list", f32_only);

@@ -3,8 +3,8 @@
 // (Note [random streams] in plexus/sdk/philox.hpp), so a GPU gives the cpu
 // plugin's and the host composite's stream: bit for bit for bernoulli and a
 // [0, 1) uniform, to the rounding of a multiply-add or of log/cos otherwise.
-#include <cmath>
 #include <cstdint>
+#include <type_traits>
 
 #include "dtype.h"
 #include "kernels.h"
@@ -36,30 +36,13 @@ void launch_random(const plexus_kernel_call& call, int64_t seed_at, F f) {
   check_launch(call, "random_kernel");
 }
 
-struct UniformF {
-  float from, span;
-  __device__ float operator()(const sdk::PhiloxWords& r) const {
-    return from + sdk::uniform_float(r) * span;
-  }
-};
-struct UniformD {
-  double from, span;
-  __device__ double operator()(const sdk::PhiloxWords& r) const {
-    return from + sdk::uniform_double(r) * span;
-  }
-};
-struct NormalF {
-  float mean, std;
-  __device__ float operator()(const sdk::PhiloxWords& r) const {
-    return mean + std * (sqrtf(-2.0f * logf(sdk::normal_u1_float(r))) *
-                         cosf(6.2831853071795865f * sdk::normal_u2_float(r)));
-  }
-};
-struct NormalD {
-  double mean, std;
-  __device__ double operator()(const sdk::PhiloxWords& r) const {
-    return mean + std * (sqrt(-2.0 * log(sdk::normal_u1_double(r))) *
-                         cos(6.283185307179586 * sdk::normal_u2_double(r)));
+// uniform_ (Normal false: a = from, b = to - from) and normal_ (a = mean,
+// b = std): plexus/sdk/philox.hpp's values in C (float, or double for float64).
+template <typename C, bool Normal>
+struct Fill {
+  C a, b;
+  __device__ C operator()(const sdk::PhiloxWords& r) const {
+    return Normal ? sdk::normal_value<C>(r, a, b) : sdk::uniform_value<C>(r, a, b);
   }
 };
 template <typename C>
@@ -70,29 +53,15 @@ struct Bernoulli {
   }
 };
 
-// uniform_(self, from, to, *, seed, offset)
-void uniform_(const plexus_kernel_call& call) {
+// uniform_(self, from, to, *, seed, offset) and normal_(self, mean, std, *, seed, offset)
+template <bool Normal>
+void fill(const plexus_kernel_call& call) {
   sdk::Args args(call);
-  const double from = args.floating(1), to = args.floating(2);
+  const double p0 = args.floating(1), p1 = args.floating(2);
   visit_float(call.dtype, [&](auto tag) {
     using T = decltype(tag);
-    if constexpr (std::is_same_v<T, double>)
-      launch_random<T>(call, 3, UniformD{from, to - from});
-    else
-      launch_random<T>(call, 3, UniformF{float(from), float(to - from)});
-  });
-}
-
-// normal_(self, mean, std, *, seed, offset): Box-Muller.
-void normal_(const plexus_kernel_call& call) {
-  sdk::Args args(call);
-  const double mean = args.floating(1), std = args.floating(2);
-  visit_float(call.dtype, [&](auto tag) {
-    using T = decltype(tag);
-    if constexpr (std::is_same_v<T, double>)
-      launch_random<T>(call, 3, NormalD{mean, std});
-    else
-      launch_random<T>(call, 3, NormalF{float(mean), float(std)});
+    using C = std::conditional_t<std::is_same_v<T, double>, double, float>;
+    launch_random<T>(call, 3, Fill<C, Normal>{C(p0), C(Normal ? p1 : p1 - p0)});
   });
 }
 
@@ -110,8 +79,8 @@ void bernoulli_(const plexus_kernel_call& call) {
 }  // namespace
 
 void register_random(GpuBackend& b) {
-  b.register_kernel<&uniform_>("uniform_", sdk::kFloatingDTypes);
-  b.register_kernel<&normal_>("normal_", sdk::kFloatingDTypes);
+  b.register_kernel<&fill<false>>("uniform_", sdk::kFloatingDTypes);
+  b.register_kernel<&fill<true>>("normal_", sdk::kFloatingDTypes);
   b.register_kernel<&bernoulli_>("bernoulli_.float", sdk::kAllDTypes);
 }
 

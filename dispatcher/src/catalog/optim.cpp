@@ -155,19 +155,17 @@ std::optional<DType> sgd_list_check(MetaContext& ctx) {
 }
 
 // The per-tensor composites, from the boxed arguments.
+AdamStepOptions adam_options(std::span<const Value> a) {
+  return {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
+          a[10].to_bool()};
+}
+// adam_step_, and its AMSGrad overload (max_exp_avg_sq last).
+template <bool Amsgrad>
 void adam_composite(void*, KernelCall& call) {
   const auto& a = call.args;
-  AdamStepOptions h{a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
-              a[10].to_bool()};
   adam_step_ops(a[0].to_tensor(), a[1].to_tensor(), a[2].to_tensor(), a[3].to_tensor(),
-                a[4].to_tensor(), a[5].to_tensor(), h);
-}
-void adam_amsgrad_composite(void*, KernelCall& call) {
-  const auto& a = call.args;
-  AdamStepOptions h{a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
-                    a[10].to_bool()};
-  adam_step_ops(a[0].to_tensor(), a[1].to_tensor(), a[2].to_tensor(), a[3].to_tensor(),
-                a[4].to_tensor(), a[5].to_tensor(), h, a[kMaxExpAvgSq].to_tensor());
+                a[4].to_tensor(), a[5].to_tensor(), adam_options(a),
+                Amsgrad ? a[kMaxExpAvgSq].to_tensor() : Tensor());
 }
 void sgd_composite(void*, KernelCall& call) {
   const auto& a = call.args;
@@ -179,22 +177,13 @@ void sgd_composite(void*, KernelCall& call) {
 
 // The list composites: the per-tensor step once per parameter, through the
 // dispatcher, so a backend's per-tensor kernel runs where it has one.
+template <bool Amsgrad>
 void adam_list_composite(void*, KernelCall& call) {
   const auto& a = call.args;
   for (size_t i = 0; i < a[0].to_tensor_list().size(); ++i)
     adam_step_(a[0].to_tensor_list()[i], a[1].to_tensor_list()[i], a[2].to_tensor_list()[i],
                a[3].to_tensor_list()[i], a[4].to_tensor_list()[i], a[5].to_tensor(),
-               {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(),
-                a[10].to_bool()});
-}
-void adam_amsgrad_list_composite(void*, KernelCall& call) {
-  const auto& a = call.args;
-  for (size_t i = 0; i < a[0].to_tensor_list().size(); ++i)
-    adam_step_(
-        a[0].to_tensor_list()[i], a[1].to_tensor_list()[i], a[2].to_tensor_list()[i],
-        a[3].to_tensor_list()[i], a[4].to_tensor_list()[i], a[5].to_tensor(),
-        {a[6].to_double(), a[7].to_double(), a[8].to_double(), a[9].to_double(), a[10].to_bool()},
-        a[kMaxExpAvgSq].to_tensor_list()[i]);
+               adam_options(a), Amsgrad ? a[kMaxExpAvgSq].to_tensor_list()[i] : Tensor());
 }
 void sgd_list_composite(void*, KernelCall& call) {
   const auto& a = call.args;
@@ -224,20 +213,20 @@ void define_optim_ops(Dispatcher& d) {
   d.define_direct(std::string("adam_step_(Tensor(a!) self, Tensor grad, Tensor(b!) exp_avg, "
                               "Tensor(c!) exp_avg_sq, Tensor(d!) step, Tensor lr, ") +
                       kAdamOptions,
-                  adam_composite, adam_check, kFloatTypes);
+                  adam_composite<false>, adam_check, kFloatTypes);
   d.define_direct(std::string("adam_step_.list(Tensor(a!)[] self, Tensor[] grad, Tensor(b!)[] "
                               "exp_avg, Tensor(c!)[] exp_avg_sq, Tensor(d!)[] step, Tensor lr, ") +
                       kAdamOptions,
-                  adam_list_composite, adam_list_check, kFloatTypes);
+                  adam_list_composite<false>, adam_list_check, kFloatTypes);
   d.define_direct(std::string("adam_step_.amsgrad(Tensor(a!) self, Tensor grad, Tensor(b!) "
                               "exp_avg, Tensor(c!) exp_avg_sq, Tensor(d!) step, Tensor lr, ") +
                       kAdamAmsgradOptions + "Tensor(e!) max_exp_avg_sq) -> ()",
-                  adam_amsgrad_composite, adam_amsgrad_check, kFloatTypes);
+                  adam_composite<true>, adam_amsgrad_check, kFloatTypes);
   d.define_direct(std::string("adam_step_.amsgrad_list(Tensor(a!)[] self, Tensor[] grad, "
                               "Tensor(b!)[] exp_avg, Tensor(c!)[] exp_avg_sq, Tensor(d!)[] step, "
                               "Tensor lr, ") +
                       kAdamAmsgradOptions + "Tensor(e!)[] max_exp_avg_sq) -> ()",
-                  adam_amsgrad_list_composite, adam_amsgrad_list_check, kFloatTypes);
+                  adam_list_composite<true>, adam_amsgrad_list_check, kFloatTypes);
   d.define_direct(std::string("sgd_step_(Tensor(a!) self, Tensor grad, Tensor(b!)? "
                               "momentum_buffer, Tensor lr, ") +
                       kSgdOptions,

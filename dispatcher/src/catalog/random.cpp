@@ -71,35 +71,30 @@ void draw_on_host(KernelCall& call, size_t seed_at, F value_of) {
   self.copy_(host);
 }
 
-// Float64 tensors draw in double; the others in float, rounded once to self's dtype.
+// Float64 tensors draw in double; the others in float, rounded once to self's
+// dtype (plexus/sdk/philox.hpp's uniform_value and normal_value).
+template <typename C>
+void fill_composite(KernelCall& call, bool normal) {
+  const C a = static_cast<C>(call.args[1].to_double());
+  const C b = static_cast<C>(normal ? call.args[2].to_double()
+                                    : call.args[2].to_double() - call.args[1].to_double());
+  draw_on_host<C>(call, 3, [=](const sdk::PhiloxWords& r) {
+    return normal ? sdk::normal_value<C>(r, a, b) : sdk::uniform_value<C>(r, a, b);
+  });
+}
+
 void uniform_composite(void*, KernelCall& call) {
-  const double from = call.args[1].to_double(), to = call.args[2].to_double();
-  if (call.args[kSelf].to_tensor().dtype() == DType::F64) {
-    draw_on_host<double>(call, 3, [=](const sdk::PhiloxWords& r) {
-      return from + sdk::uniform_double(r) * (to - from);
-    });
-  } else {
-    const auto f = static_cast<float>(from), span = static_cast<float>(to - from);
-    draw_on_host<float>(
-        call, 3, [=](const sdk::PhiloxWords& r) { return f + sdk::uniform_float(r) * span; });
-  }
+  if (call.args[kSelf].to_tensor().dtype() == DType::F64)
+    fill_composite<double>(call, false);
+  else
+    fill_composite<float>(call, false);
 }
 
 void normal_composite(void*, KernelCall& call) {
-  const double mean = call.args[1].to_double(), std = call.args[2].to_double();
-  constexpr double kTwoPi = 6.283185307179586;
-  if (call.args[kSelf].to_tensor().dtype() == DType::F64) {
-    draw_on_host<double>(call, 3, [=](const sdk::PhiloxWords& r) {
-      return mean + std * (std::sqrt(-2.0 * std::log(sdk::normal_u1_double(r))) *
-                           std::cos(kTwoPi * sdk::normal_u2_double(r)));
-    });
-  } else {
-    const auto m = static_cast<float>(mean), s = static_cast<float>(std);
-    draw_on_host<float>(call, 3, [=](const sdk::PhiloxWords& r) {
-      return m + s * (std::sqrt(-2.0f * std::log(sdk::normal_u1_float(r))) *
-                      std::cos(static_cast<float>(kTwoPi) * sdk::normal_u2_float(r)));
-    });
-  }
+  if (call.args[kSelf].to_tensor().dtype() == DType::F64)
+    fill_composite<double>(call, true);
+  else
+    fill_composite<float>(call, true);
 }
 
 void bernoulli_composite(void*, KernelCall& call) {

@@ -22,7 +22,10 @@
 // device's log and cos.
 #pragma once
 
+#include <math.h>  // sqrtf, logf, cosf, sqrt, log, cos: host and device alike
+
 #include <cstdint>
+#include <type_traits>
 
 #include "plexus/sdk/half_bits.hpp"  // PLEXUS_SDK_HOST_DEVICE
 
@@ -78,6 +81,27 @@ PLEXUS_SDK_HOST_DEVICE constexpr double normal_u1_double(const PhiloxWords& r) {
 }
 PLEXUS_SDK_HOST_DEVICE constexpr double normal_u2_double(const PhiloxWords& r) {
   return double((uint64_t(r.w[2]) << 21) | (r.w[3] >> 11)) * (1.0 / 9007199254740992.0);
+}
+
+// The value of one element of uniform_ and normal_, in compute type C: float
+// for float32 and narrower (rounded once more to the dtype by the caller),
+// double for float64. Every kernel but the vulkan shader's, and the host's
+// composite, compute it here.
+template <typename C>
+PLEXUS_SDK_HOST_DEVICE C uniform_value(const PhiloxWords& r, C from, C span) {
+  if constexpr (std::is_same_v<C, double>)
+    return from + uniform_double(r) * span;
+  else
+    return from + uniform_float(r) * span;
+}
+template <typename C>
+PLEXUS_SDK_HOST_DEVICE C normal_value(const PhiloxWords& r, C mean, C std) {
+  if constexpr (std::is_same_v<C, double>)
+    return mean + std * (::sqrt(-2.0 * ::log(normal_u1_double(r))) *
+                         ::cos(6.283185307179586 * normal_u2_double(r)));
+  else
+    return mean + std * (::sqrtf(-2.0f * ::logf(normal_u1_float(r))) *
+                         ::cosf(6.2831853071795865f * normal_u2_float(r)));
 }
 
 // bernoulli's threshold for probability p in [0, 1]: ceil(p * 2^24), so that
