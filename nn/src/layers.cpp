@@ -215,7 +215,7 @@ Tensor L1Loss::operator()(const Tensor& input, const Tensor& target) const {
 }
 
 Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string& reduction) {
-  int64_t code = reduction_code(reduction, "nll_loss", false);
+  int64_t code = reduction_code(reduction, "nll_loss", true);
   PLEXUS_CHECK(log_probs.dim() == 2, ErrorCode::InvalidArgument,
                "nll_loss: expected log-probabilities [N, C], got {}", shape_str(log_probs.sizes()));
   PLEXUS_CHECK(target.dim() == 1 && target.size(0) == log_probs.size(0) &&
@@ -242,7 +242,7 @@ Tensor nll_loss(const Tensor& log_probs, const Tensor& target, const std::string
 }
 
 CrossEntropyLoss::CrossEntropyLoss(std::string reduction) : reduction_(std::move(reduction)) {
-  reduction_code(reduction_, "CrossEntropyLoss", false);
+  reduction_code(reduction_, "CrossEntropyLoss", true);
 }
 Tensor CrossEntropyLoss::operator()(const Tensor& logits, const Tensor& target) const {
   return nll_loss(log_softmax(logits, 1), target, reduction_);

@@ -81,3 +81,22 @@ def op(name):
 _plexus.init(None)
 
 from . import autograd, nn, optim  # noqa: E402,F401
+
+
+def _register_hook(self, hook):
+    """Runs hook(grad) each time this tensor's gradient is computed; a result
+    other than None replaces the gradient. Returns a handle whose remove()
+    turns the hook off."""
+    hooks = {}
+    handle = nn.RemovableHandle(hooks)
+    hooks[handle.id] = hook
+
+    def run(grad):
+        h = hooks.get(handle.id)
+        return None if h is None else h(grad)
+
+    self._register_hook(run)
+    return handle
+
+
+Tensor.register_hook = _register_hook

@@ -21,6 +21,7 @@ Scalar scalar_of(py::handle o);
 // Every catalog op by its Python name ("add", "relu_", "myvendor::fused_gelu").
 bool has_op(const std::string& name);
 std::vector<std::string> op_names();
+std::vector<std::string> op_schemas(const std::string& name);
 // Calls the op `name` (trying its overloads) with Python arguments; the GIL
 // is released while it runs.
 py::object call_op(const std::string& name, py::args args, py::kwargs kwargs);

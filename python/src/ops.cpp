@@ -232,6 +232,15 @@ std::vector<std::string> op_names() {
   return v;
 }
 
+std::vector<std::string> op_schemas(const std::string& name) {
+  auto it = overloads().find(name);
+  if (it == overloads().end())
+    throw py::attribute_error(fmt::format("plexus has no op '{}'", name));
+  std::vector<std::string> v;
+  for (const Operator* op : it->second) v.push_back(op->schema().str());
+  return v;
+}
+
 py::object call_op(const std::string& name, py::args args, py::kwargs kwargs) {
   auto it = overloads().find(name);
   if (it == overloads().end()) throw py::attribute_error(fmt::format("plexus has no op '{}'", name));

@@ -543,6 +543,8 @@ void bind_tensor(py::module_& m) {
 
   m.def("_call_op", &call_op);
   m.def("_op_names", &op_names);
+  m.def("_op_schemas", &op_schemas,
+        "The schemas of an op's overloads, in the order calls try them.");
 }
 
 }  // namespace plexus::python

@@ -3,8 +3,9 @@
 
 #include "bindings.h"
 #include "plexus/autograd.h"
-#include "plexus/lr_scheduler.h"
 #include "plexus/graph.h"
+#include "plexus/lr_scheduler.h"
+#include "plexus/nn.h"
 #include "plexus/optim.h"
 #include "plexus/safetensors.h"
 
@@ -69,6 +70,37 @@ class PyCompiled {
   bool single_ = true, none_ = false;
 };
 
+// A Python callable that autograd keeps in a node. The engine may drop the
+// node on any thread without the GIL, so the reference is released under it
+// (unless the interpreter is already gone at exit).
+class PyHook {
+ public:
+  explicit PyHook(py::function fn) : fn_(std::move(fn)) {}
+  ~PyHook() {
+    if (!Py_IsInitialized()) {
+      fn_.release();  // leaked on purpose: there is no interpreter to release it to
+      return;
+    }
+    py::gil_scoped_acquire gil;
+    fn_ = py::function();
+  }
+  PyHook(const PyHook&) = delete;
+  PyHook& operator=(const PyHook&) = delete;
+  // The hook's result replaces the gradient unless it is None.
+  Tensor operator()(const Tensor& grad) const {
+    py::gil_scoped_acquire gil;
+    py::object r = fn_(grad);
+    if (r.is_none()) return Tensor();
+    if (!py::isinstance<Tensor>(r))
+      throw py::type_error(fmt::format("a tensor hook must return a Tensor or None, got {}",
+                                       py::str(py::type::of(r)).cast<std::string>()));
+    return r.cast<Tensor>();
+  }
+
+ private:
+  py::function fn_;
+};
+
 class GradMode {
  public:
   explicit GradMode(bool enabled) : enabled_(enabled) {}
@@ -106,6 +138,19 @@ void bind_training(py::module_& m) {
           for (const Tensor& g : result) out.append(g.defined() ? py::cast(g) : py::none());
           return out;
         });
+
+  m.def("_nll_loss",
+        [](const Tensor& log_probs, const Tensor& target, const std::string& reduction) {
+          py::gil_scoped_release release;
+          return nn::nll_loss(log_probs, target, reduction);
+        });
+  // Tensor.register_hook is written in Python over this (its handle's remove()).
+  py::type::of<Tensor>().attr("_register_hook") = py::cpp_function(
+      [](const Tensor& self, py::function hook) {
+        auto h = std::make_shared<PyHook>(std::move(hook));
+        self.register_hook([h](const Tensor& g) { return (*h)(g); });
+      },
+      py::is_method(py::type::of<Tensor>()), py::arg("hook"));
 
   py::module_ optim = m.def_submodule("_optim");
   py::class_<optim::Optimizer>(optim, "Optimizer")

@@ -215,7 +215,8 @@ class L1Loss {
 };
 
 // Cross entropy of logits [N, C] against class indices [N] (int64), as
-// log_softmax then the negative log-likelihood; reduction "mean" or "sum".
+// log_softmax then the negative log-likelihood; reduction "mean", "sum" or
+// "none" (a loss per row).
 class CrossEntropyLoss {
  public:
   explicit CrossEntropyLoss(std::string reduction = "mean");
