@@ -30,6 +30,7 @@ packages=(
   libtorch-dev  # libtorch 1.13: the oracle of tests/parity and the peer of plexus-bench-train
   python3-dev pybind11-dev python3-numpy python3-pytest  # the plexus Python package and its tests
   python3-torch  # the Python tests' DLPack peer and bench/python_overhead.py's (the same torch 1.13)
+  python3-mypy  # checks the package's type stubs against the module and a typed program
   # The cuda plugin needs the CUDA Toolkit (13.0 here), which does not come from
   # Debian's main archive: it is used when preinstalled at /usr/local/cuda or on
   # PATH, and skipped otherwise (PLEXUS_WITH_CUDA=AUTO; ON makes configure fail).

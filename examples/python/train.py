@@ -58,7 +58,8 @@ class Trainer:
         self.criterion = px.nn.MSELoss()
         self.optimizer = px.optim.Adam(list(self.model.named_parameters()), lr=1e-3,
                                        capturable=compiled)
-        self.step = px.compile(self.train_step) if compiled else self.train_step
+        self.compiled = px.compile(self.train_step) if compiled else None
+        self.step = self.compiled or self.train_step
 
     def train_step(self, xb, yb):
         loss = self.criterion(self.model(xb), yb)
@@ -121,8 +122,8 @@ def main():
     print(f"Test MSE: {mse:.5f}")
     print(f"Test R^2: {r2:.5f}")
     print(f"time: {time.time() - t0:.2f} s on {device}{', compiled' if a.compile else ''}")
-    if a.compile:
-        s = final.step.stats
+    if final.compiled is not None:
+        s = final.compiled.stats
         print(f"compiled steps of the final model: {s.replays} replayed, {s.captures} captured, "
               f"{s.eager_calls} eager")
     try:

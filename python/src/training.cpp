@@ -152,7 +152,9 @@ void bind_training(py::module_& m) {
       },
       py::is_method(py::type::of<Tensor>()), py::arg("hook"));
 
-  py::module_ optim = m.def_submodule("_optim");
+  // The optimizers and schedulers live at the module's top level (plexus.optim
+  // re-exports them): a submodule of an extension module cannot have a stub.
+  py::module_& optim = m;
   py::class_<optim::Optimizer>(optim, "Optimizer")
       .def("step", [](optim::Optimizer& o) {
         py::gil_scoped_release release;

@@ -21,6 +21,7 @@ replace its arguments or its result; backward hooks are tensors' own
 """
 import math
 from collections import OrderedDict, namedtuple
+from typing import Any, Callable, Optional, Set
 
 from .. import _plexus
 from .._plexus import Tensor
@@ -65,10 +66,19 @@ class RemovableHandle:
         self.remove()
 
 
-_IncompatibleKeys = namedtuple("IncompatibleKeys", ["missing_keys", "unexpected_keys"])
+_IncompatibleKeys = namedtuple("_IncompatibleKeys", ["missing_keys", "unexpected_keys"])
 
 
 class Module:
+    # Set in __init__ (through object.__setattr__); declared for type checkers.
+    _parameters: "OrderedDict[str, Optional[Tensor]]"
+    _buffers: "OrderedDict[str, Optional[Tensor]]"
+    _non_persistent: Set[str]
+    _modules: "OrderedDict[str, Optional[Module]]"
+    _forward_pre_hooks: "OrderedDict[int, Callable[..., Any]]"
+    _forward_hooks: "OrderedDict[int, Callable[..., Any]]"
+    training: bool
+
     def __init__(self):
         set_ = object.__setattr__
         set_(self, "_parameters", OrderedDict())
@@ -99,6 +109,12 @@ class Module:
         else:
             self._forget(name)
         object.__setattr__(self, name, value)
+
+    def __getattr__(self, name: str) -> Any:
+        # Only reached for names that are not set: registered parameters,
+        # buffers and submodules are plain attributes. Declared so that type
+        # checkers accept them (model.fc1, self.running_mean).
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __delattr__(self, name):
         self._forget(name)
@@ -148,10 +164,11 @@ class Module:
     def get_submodule(self, target):
         m = self
         for part in target.split(".") if target else []:
-            if part not in m._modules:
+            child = m._modules.get(part)
+            if child is None:
                 raise AttributeError(f"{type(m).__name__} has no submodule '{part}' "
                                      f"(looking up '{target}')")
-            m = m._modules[part]
+            m = child
         return m
 
     # Forward and its hooks.
@@ -471,7 +488,7 @@ class Dropout(Module):
 
 
 class _Elementwise(Module):
-    op = None
+    op = ""  # the catalog op
 
     def forward(self, x):
         return _plexus._call_op(self.op, x)
@@ -572,7 +589,7 @@ class _BatchNorm(Module):
     """Batch normalization over dim 1 (channels), with running statistics kept
     as buffers: running_mean, running_var and num_batches_tracked."""
 
-    dims = None
+    dims: tuple = ()  # the input ranks taken
 
     def __init__(self, num_features, eps=1e-5, momentum=0.1, affine=True,
                  track_running_stats=True, device=None):
@@ -661,7 +678,7 @@ class Sequential(Module):
             self.add_module(str(i), m)
 
     def forward(self, x):
-        for m in self._modules.values():
+        for m in self.children():
             x = m(x)
         return x
 
