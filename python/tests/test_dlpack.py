@@ -124,3 +124,63 @@ def test_device_and_copy_requests():
         t.__dlpack__(dl_device=(2, 0))
     with pytest.raises(TypeError, match="no __dlpack__"):
         px.from_dlpack([1, 2])
+
+
+def has_device(kind):
+    return any(kind in p["device_types"] and p["state"] == "loaded" for p in px.plugins()) and \
+        f"{kind}:0" in px.runtime().explain()
+
+
+@pytest.mark.skipif(not has_device("vulkan"), reason="no vulkan device")
+def test_vulkan_memory_leaves_only_as_a_host_copy():
+    t = px.arange(4.0, device="vulkan:0")
+    assert t.__dlpack_device__() == (7, 0)  # kDLVulkan
+    with pytest.raises(BufferError, match="allocation handle"):
+        t.__dlpack__()
+    with pytest.raises(BufferError, match="allocation handle"):
+        np.from_dlpack(t)
+    host = px.from_dlpack(t.__dlpack__(dl_device=(1, 0)))
+    assert host.device.type == "cpu" and host.tolist() == [0.0, 1.0, 2.0, 3.0]
+    with pytest.raises(BufferError, match="copy=False"):
+        t.__dlpack__(dl_device=(1, 0), copy=False)
+    with pytest.raises(BufferError, match=r"to DLPack device \(2, 0\)"):
+        t.__dlpack__(dl_device=(2, 0))
+    same = px.from_dlpack(t)  # plexus to plexus: the same memory, on any device
+    same[0] = 7.0
+    assert t.cpu().tolist()[0] == 7.0
+
+
+@pytest.mark.skipif(not has_device("simt"), reason="no simt device")
+def test_a_device_without_a_dlpack_code_gives_host_copies_only():
+    t = px.ones(2, device="simt:0")
+    with pytest.raises(BufferError, match="no DLPack device type"):
+        t.__dlpack__()
+    assert px.from_dlpack(t.__dlpack__(dl_device=(1, 0))).tolist() == [1.0, 1.0]
+
+
+class Producer:
+    """A DLPack producer on another device that notes the stream it is asked for."""
+
+    def __init__(self, device):
+        self.device, self.streams = device, []
+
+    def __dlpack_device__(self):
+        return self.device
+
+    def __dlpack__(self, stream=None, max_version=None):
+        self.streams.append(stream)
+        return px.arange(3.0).__dlpack__(max_version=max_version)
+
+
+def test_streams_follow_the_array_api():
+    t = px.ones(2)
+    with pytest.raises(BufferError, match="cpu tensors take stream=None"):
+        t.__dlpack__(stream=5)
+    assert px.from_dlpack(t.__dlpack__(stream=-1)).tolist() == [1.0, 1.0]
+    # As a consumer plexus names the stream its work will be on: for CUDA the
+    # legacy default stream (1) while no StreamGuard is active, for ROCm 0,
+    # and none for the cpu.
+    for device, stream in [((2, 0), 1), ((10, 0), 0), ((1, 0), None)]:
+        p = Producer(device)
+        assert px.from_dlpack(p).tolist() == [0.0, 1.0, 2.0]
+        assert p.streams == [stream]

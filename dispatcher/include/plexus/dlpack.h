@@ -98,12 +98,15 @@ namespace plexus {
 
 // The DLPack device of a plexus device: cpu, cuda, hip (kDLROCM) and vulkan;
 // throws Unsupported for other device types (a vendor's memory has no
-// DLPack meaning).
+// DLPack meaning). vulkan has a code but its memory is never exported:
+// plexus's vulkan data pointers are the plugin's allocation handles.
 DLDevice dlpack_device(Device device);
 
 // A managed DLPack view of t (no copy) that keeps t's storage alive until the
 // consumer calls its deleter. Strides are always filled in. Throws
-// Unsupported for a dtype or device DLPack cannot describe.
+// Unsupported for a dtype or device DLPack cannot describe, and for vulkan
+// memory. The caller orders device work: the view may be read once the
+// tensor's stream has finished what it queued (Python's __dlpack__ does this).
 DLManagedTensor* to_dlpack(const Tensor& t);
 DLManagedTensorVersioned* to_dlpack_versioned(const Tensor& t, bool read_only = false,
                                               bool is_copied = false);

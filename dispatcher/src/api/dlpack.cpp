@@ -82,6 +82,14 @@ Managed* export_tensor(const Tensor& t, DLTensor*& dl) {
   dl->data = t.storage()->data();
   dl->byte_offset = static_cast<uint64_t>(t.storage_offset()) * t.itemsize();
   dl->device = dlpack_device(t.device());
+  if (dl->device.device_type == kDLVulkan) {
+    delete e;
+    fail(ErrorCode::Unsupported,
+         "DLPack: {} memory cannot be shared: its data pointer is the vulkan plugin's "
+         "allocation handle, which no other framework can read; copy the tensor to the cpu "
+         "first",
+         t.device().str());
+  }
   dl->ndim = static_cast<int32_t>(t.dim());
   dl->dtype = dl_dtype(t.dtype());
   dl->shape = e->shape.data();
