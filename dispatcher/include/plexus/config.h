@@ -44,6 +44,8 @@ struct Config {
   std::vector<std::string> allow, deny;       // plugin names; deny wins; empty allow = all
   bool allow_writable_by_others = false;      // accept plugin files others may write
   std::map<std::string, std::string> sha256;  // plugin name -> pinned SHA-256 (hex)
+  int64_t plugin_init_timeout_ms = 60000;     // a plugin's init may take this long (0: forever)
+  bool probe_plugins = false;                 // load each plugin in a child process first
   // [options.NAME]: per-plugin options as the strings the plugin's get_option reads.
   std::map<std::string, std::map<std::string, std::string>> plugin_options;
 

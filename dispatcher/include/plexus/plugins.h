@@ -2,6 +2,7 @@
 // its <name>.json manifest), and unloading them at shutdown.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <string>
 #include <vector>
@@ -28,6 +29,14 @@ struct PluginLoadOptions {
   std::map<std::string, std::string> sha256;
   // Plugin name -> options it reads through get_option.
   std::map<std::string, std::map<std::string, std::string>> options;
+  // How long a plugin's init may take before the host gives up on it and
+  // loads the others (0: wait forever). The plugin fails; its library stays
+  // mapped, since a thread of the process is still inside it.
+  int64_t init_timeout_ms = 60000;
+  // Open and initialize each plugin in a child process first: a plugin whose
+  // init crashes, exits or hangs there fails without being loaded here. It
+  // costs a fork and a second init per plugin (for CI and `plexus doctor`).
+  bool probe = false;
 };
 
 // One manifest found by load_plugins, and what became of it.

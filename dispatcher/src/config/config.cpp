@@ -63,6 +63,8 @@ PluginLoadOptions Config::plugin_load_options() const {
   o.allow_writable_by_others = allow_writable_by_others;
   o.sha256 = sha256;
   o.options = plugin_options;
+  o.init_timeout_ms = plugin_init_timeout_ms;
+  o.probe = probe_plugins;
   return o;
 }
 
@@ -78,6 +80,8 @@ std::vector<ConfigEntry> config_entries(const Config& c) {
   add("plugins.allow", quoted_list(c.allow));
   add("plugins.deny", quoted_list(c.deny));
   add("plugins.allow_writable_by_others", boolean(c.allow_writable_by_others));
+  add("plugins.init_timeout_ms", std::to_string(c.plugin_init_timeout_ms));
+  add("plugins.probe", boolean(c.probe_plugins));
   if (c.sha256.empty()) add("plugins.sha256", "{}");
   for (const auto& [name, hex] : c.sha256) add("plugins.sha256." + name, quoted(hex));
   if (c.plugin_options.empty()) add("options", "{}");

@@ -211,6 +211,15 @@ class Parser {
            [&](const std::string& d, const toml::node& n) {
              boolean(d, n, config_.allow_writable_by_others);
            }},
+          {"init_timeout_ms",
+           [&](const std::string& d, const toml::node& n) {
+             std::optional<int64_t> v = n.is_integer() ? n.value<int64_t>() : std::nullopt;
+             if (!v || *v < 0 || *v > int64_t{86'400'000})
+               return wrong_type(d, n, "an integer of milliseconds from 0 (no limit) to 86400000");
+             config_.plugin_init_timeout_ms = *v;
+           }},
+          {"probe", [&](const std::string& d,
+                        const toml::node& n) { boolean(d, n, config_.probe_plugins); }},
           {"sha256", [&](const std::string& d, const toml::node& n) { pins(d, n); }}});
   }
 

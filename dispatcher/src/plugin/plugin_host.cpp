@@ -2,22 +2,25 @@
 // given, and what it does with what the plugin registers.
 #include "plugin/plugin_host.h"
 
-#include <array>
-#include <atomic>
-
 #include <fmt/format.h>
 
+#include <array>
+#include <atomic>
+#include <chrono>
 #include <cstring>
-#include <filesystem>
 #include <deque>
+#include <filesystem>
+#include <future>
+#include <mutex>
+#include <thread>
 
+#include "call/host_kernels.h"
 #include "plexus/allocator.h"
 #include "plexus/dispatcher.h"
 #include "plexus/factories.h"
 #include "plexus/log.h"
-#include "call/host_kernels.h"
-#include "plugin/trampoline.h"
 #include "plugin/plugin_backend.h"
+#include "plugin/trampoline.h"
 
 namespace plexus {
 
@@ -34,6 +37,10 @@ struct HostContext {
   std::deque<PluginKernel> kernels;                      // stable addresses
   std::vector<std::pair<std::string, DeviceType>> registered;  // (op, slot) for undo
   bool in_init = false;
+  // Set when init ran past its time limit: the registration callbacks, which
+  // hold init_mutex, refuse from then on (the stuck thread may resume later).
+  bool abandoned = false;
+  std::timed_mutex init_mutex;
   spdlog::logger* logger = nullptr;
   std::string directory;  // of the plugin's library
 };
@@ -67,15 +74,26 @@ plexus_status guarded(HostContext& h, const char* what, F&& f) {
 // the core's): set at registration, cleared when the plugin goes.
 std::array<std::atomic<const plexus_graph_extension*>, kMaxDeviceTypes> g_graph_compilers{};
 
-void require_init(HostContext& h, const char* fn) {
-  PLEXUS_CHECK(h.in_init, ErrorCode::InvalidArgument,
-               "plugin '{}' called {} outside its init function", h.plugin->name, fn);
-}
+// Held by a registration callback for its whole call: checks that the
+// plugin is inside an init the host still waits for.
+class InitCall {
+ public:
+  InitCall(HostContext& h, const char* fn) : lock_(h.init_mutex) {
+    PLEXUS_CHECK(!h.abandoned, ErrorCode::InvalidArgument,
+                 "plugin '{}' called {} after the host gave up waiting for its init",
+                 h.plugin->name, fn);
+    PLEXUS_CHECK(h.in_init, ErrorCode::InvalidArgument,
+                 "plugin '{}' called {} outside its init function", h.plugin->name, fn);
+  }
+
+ private:
+  std::unique_lock<std::timed_mutex> lock_;
+};
 
 plexus_status host_register_backend(void* ctx, const plexus_backend* table, int32_t* out_slot) {
   HostContext& h = host_of(ctx);
   return guarded(h, "register_backend", [&] {
-    require_init(h, "register_backend");
+    InitCall in_init(h, "register_backend");
     PLEXUS_CHECK(table != nullptr && out_slot != nullptr, ErrorCode::InvalidArgument,
                  "plugin '{}': register_backend got a null table or slot pointer", h.plugin->name);
     std::string name = table->name ? table->name : "";
@@ -97,7 +115,7 @@ plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint
                                    plexus_kernel_fn fn, void* user_data) {
   HostContext& h = host_of(ctx);
   return guarded(h, "register_kernel", [&] {
-    require_init(h, "register_kernel");
+    InitCall in_init(h, "register_kernel");
     PLEXUS_CHECK(op != nullptr && fn != nullptr, ErrorCode::InvalidArgument,
                  "plugin '{}': register_kernel got a null op name or function", h.plugin->name);
     bool own = std::find(h.plugin->device_types.begin(), h.plugin->device_types.end(), slot) !=
@@ -122,7 +140,7 @@ plexus_status host_register_kernel(void* ctx, int32_t slot, const char* op, uint
 plexus_status host_define_op(void* ctx, const char* schema_text) {
   HostContext& h = host_of(ctx);
   return guarded(h, "define_op", [&] {
-    require_init(h, "define_op");
+    InitCall in_init(h, "define_op");
     PLEXUS_CHECK(schema_text != nullptr, ErrorCode::InvalidArgument,
                  "define_op got a null schema");
     std::string_view text(schema_text);
@@ -211,7 +229,20 @@ PluginInstance::~PluginInstance() = default;
 PluginInstance::PluginInstance(PluginInstance&&) noexcept = default;
 PluginInstance& PluginInstance::operator=(PluginInstance&&) noexcept = default;
 
-void init_plugin(PluginInstance& p) {
+namespace {
+// After init returned `st`: on failure undoes what it registered, calls the
+// plugin's shutdown, and throws its error.
+void finish_init(PluginInstance& p, plexus_status st) {
+  if (st == PLEXUS_OK) return;
+  Error e = plugin_error(st, p.name, "init");
+  unregister_all(p);
+  if (p.info->shutdown) p.info->shutdown(p.state);
+  p.state = nullptr;
+  throw e;
+}
+}  // namespace
+
+void init_plugin(PluginInstance& p, std::chrono::milliseconds timeout) {
   PLEXUS_CHECK(p.info != nullptr && p.info->init != nullptr, ErrorCode::InvalidArgument,
                "plugin '{}' has no init function", p.name);
   p.ctx = std::make_unique<HostContext>();
@@ -233,15 +264,48 @@ void init_plugin(PluginInstance& p) {
   h.directory = std::filesystem::path(p.library).parent_path().string();
 
   h.in_init = true;
-  take_plugin_error_message();  // start clean
-  plexus_status st = p.info->init(&h.api, &p.state);
-  h.in_init = false;
-  if (st == PLEXUS_OK) return;
-  Error e = plugin_error(st, p.name, "init");
-  unregister_all(p);
-  if (p.info->shutdown) p.info->shutdown(p.state);
-  p.state = nullptr;
-  throw e;
+  if (timeout.count() <= 0) {     // no time limit: init runs on this thread
+    take_plugin_error_message();  // start clean
+    plexus_status st = p.info->init(&h.api, &p.state);
+    h.in_init = false;
+    finish_init(p, st);
+    return;
+  }
+  // init runs on a thread of its own, so that one that never returns (a
+  // driver waiting on hardware that is gone) costs the host `timeout`, not
+  // the process. Its status and error message come back through `done`.
+  auto done = std::make_shared<std::promise<std::pair<plexus_status, std::string>>>();
+  std::future<std::pair<plexus_status, std::string>> result = done->get_future();
+  std::thread([done, info = p.info, api = &h.api, state = &p.state] {
+    take_plugin_error_message();  // start clean
+    plexus_status st = info->init(api, state);
+    done->set_value({st, take_plugin_error_message()});
+  }).detach();
+  if (result.wait_for(timeout) != std::future_status::ready) {
+    // The thread may still register things later: refuse them, undo what is
+    // registered. A thread stuck inside a callback holds the mutex; then its
+    // registrations stay and the error says so.
+    std::unique_lock lock(h.init_mutex, std::defer_lock);
+    const bool undone = lock.try_lock_for(std::chrono::seconds(1));
+    h.abandoned = true;
+    h.in_init = false;
+    p.abandoned = true;
+    if (undone) unregister_all(p);
+    fail(ErrorCode::DeviceError,
+         "plugin '{}': init did not return within {} ms (plugins.init_timeout_ms); the host "
+         "stopped waiting{}, and keeps its library loaded because a thread is still inside it",
+         p.name, timeout.count(),
+         undone ? " and undid what it had registered"
+                : ", but could not undo its registrations: the thread is stuck inside a host "
+                  "call");
+  }
+  auto [st, message] = result.get();
+  {
+    std::lock_guard lock(h.init_mutex);
+    h.in_init = false;
+  }
+  set_plugin_error_message(std::move(message));
+  finish_init(p, st);
 }
 
 void shutdown_plugin(PluginInstance& p) {

@@ -3,6 +3,7 @@
 // The loader (plugin_loader.cpp) finds and opens plugins; this runs them.
 #pragma once
 
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -27,6 +28,7 @@ struct PluginInstance {
   std::vector<DeviceType> device_types;         // backends it registered
   std::vector<std::string> defined_ops;         // ops it defined
   size_t kernel_count = 0;                      // kernels it registered
+  bool abandoned = false;  // its init ran past the time limit (see init_plugin)
   std::unique_ptr<HostContext> ctx;
   PluginInstance();
   ~PluginInstance();
@@ -37,7 +39,13 @@ struct PluginInstance {
 // Calls info->init with a host table bound to `p`. On failure (an error
 // status, or a registration refused) it undoes what the plugin registered,
 // calls its shutdown, and throws plexus::Error carrying the plugin's message.
-void init_plugin(PluginInstance& p);
+// With a positive timeout init runs on a thread of its own; one that has not
+// returned by then is abandoned: its registrations are undone and refused
+// from then on, p.abandoned is set and Error(DeviceError) is thrown. The
+// caller must then keep `p` and the library alive forever (the thread may
+// still run in them).
+void init_plugin(PluginInstance& p,
+                 std::chrono::milliseconds timeout = std::chrono::milliseconds(0));
 
 // The graph compiler (plugin ABI 1.1) a loaded plugin registered for this
 // device type, cpu included; null when none.

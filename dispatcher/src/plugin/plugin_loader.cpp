@@ -2,15 +2,23 @@
 // them and the libraries they name, opens the libraries with Boost.DLL and
 // hands each accepted plugin to init_plugin (plugin_host.cpp).
 #include <dlfcn.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <boost/dll/shared_library.hpp>
 #include <cctype>
+#include <cerrno>
+#include <chrono>
 #include <cstddef>
+#include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <thread>
 #include <type_traits>
 
 #include "plexus/error.h"
@@ -158,8 +166,62 @@ std::unique_ptr<LoadedPlugin> open_plugin(const Manifest& m, const PluginLoadOpt
   inst.library = m.library.string();
   inst.info = info;
   if (auto it = o.options.find(m.name); it != o.options.end()) inst.options = it->second;
-  init_plugin(inst);  // on failure p goes, closing the library
+  try {
+    init_plugin(inst, std::chrono::milliseconds(o.init_timeout_ms));
+  } catch (...) {
+    // An abandoned init still runs on a thread inside the library and uses
+    // the instance: both stay, never freed. Otherwise p goes, closing it.
+    if (inst.abandoned) (void)p.release();
+    throw;
+  }
   return p;
+}
+
+// PluginLoadOptions::probe: opens and initializes the plugin in a child
+// process first, and fails it here if the child crashes, exits or hangs.
+// An ordinary error in the child is left for the real load to report.
+void probe_plugin(const Manifest& m, const PluginLoadOptions& o) {
+  constexpr int kPluginError = 3;
+  const pid_t pid = fork();
+  PLEXUS_CHECK(pid >= 0, ErrorCode::Internal, "cannot fork a probe process: {}",
+               std::strerror(errno));
+  if (pid == 0) {  // the child: load, and report by exit status only
+    int code = 0;
+    try {
+      PluginLoadOptions child = o;
+      child.init_timeout_ms = 0;  // the parent keeps the time
+      (void)open_plugin(m, child).release();
+    } catch (...) {
+      code = kPluginError;
+    }
+    std::_Exit(code);  // no atexit handlers, no stdio flushes of the parent's buffers
+  }
+  const auto start = std::chrono::steady_clock::now();
+  int status = 0;
+  for (auto nap = std::chrono::microseconds(50);; nap = std::min(nap * 2, decltype(nap)(10000))) {
+    const pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) break;
+    PLEXUS_CHECK(r == 0 || errno == EINTR, ErrorCode::Internal,
+                 "waiting for the probe process failed: {}", std::strerror(errno));
+    if (o.init_timeout_ms > 0 &&
+        std::chrono::steady_clock::now() - start > std::chrono::milliseconds(o.init_timeout_ms)) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      fail(ErrorCode::DeviceError,
+           "its init did not return within {} ms in a probe process (plugins.probe); not loaded",
+           o.init_timeout_ms);
+    }
+    std::this_thread::sleep_for(nap);
+  }
+  if (WIFSIGNALED(status))
+    fail(ErrorCode::DeviceError,
+         "loading it crashed a probe process (plugins.probe) with signal {} ({}); not loaded",
+         WTERMSIG(status), strsignal(WTERMSIG(status)));
+  if (WIFEXITED(status) && WEXITSTATUS(status) != 0 && WEXITSTATUS(status) != kPluginError)
+    fail(ErrorCode::DeviceError,
+         "loading it ended a probe process (plugins.probe) with exit status {}: the plugin, or "
+         "a sanitizer, ended the process; not loaded",
+         WEXITSTATUS(status));
 }
 
 // Loads the plugin of one manifest, or records why not. `winners` maps each
@@ -184,6 +246,7 @@ PluginRecord load_one(const fs::path& file, const PluginLoadOptions& o,
       return done(State::Shadowed, "shadowed by " + w->second);
     winners.emplace(m.name, rec.manifest);  // the first of a name wins, loaded or not
     check_before_loading(m, o);
+    if (o.probe) probe_plugin(m, o);
     auto p = open_plugin(m, o);
     for (DeviceType t : p->instance.device_types)
       rec.device_types.emplace_back(device_type_name(t));

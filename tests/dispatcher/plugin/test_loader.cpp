@@ -345,6 +345,69 @@ TEST_CASE("An exception thrown in an SDK plugin's init becomes its reason", "[pl
   check_fixture_ok_works(load);
 }
 
+TEST_CASE("A plugin whose init hangs fails after the time limit and the others load",
+          "[plugins][faults]") {
+  PluginDir dir;
+  dir.add("fixture_init_hangs").add("fixture_ok");
+  PluginLoadOptions o = only({dir.str()});
+  o.init_timeout_ms = 200;
+  std::string library;
+  {
+    Load load(o);
+    const PluginRecord& r = load.of("fixture_init_hangs.json");
+    CHECK(r.state == State::Failed);
+    CHECK(r.name == "fixture_init_hangs");
+    CHECK_THAT(r.reason, Contains("init did not return within 200 ms") &&
+                             Contains("plugins.init_timeout_ms") &&
+                             Contains("undid what it had registered"));
+    check_fixture_ok_works(load);
+    library = r.library;
+  }  // unload_plugins leaves the abandoned plugin alone: a thread is inside it
+  CHECK(is_mapped(library));
+  // Let the stuck init go on: its late registration is refused.
+  void* h = dlopen(library.c_str(), RTLD_NOW | RTLD_NOLOAD);
+  REQUIRE(h != nullptr);
+  auto release = reinterpret_cast<plexus_status (*)()>(dlsym(h, "fixture_init_hangs_release"));
+  REQUIRE(release != nullptr);
+  CHECK(release() == PLEXUS_ERROR_INVALID_ARGUMENT);
+  CHECK(backend_of("fixture_init_hangs") == nullptr);
+  dlclose(h);  // only the reference taken here
+}
+
+TEST_CASE("With plugins.probe, a plugin whose init crashes, exits or hangs fails in a child",
+          "[plugins][faults]") {
+  PluginDir dir;
+  dir.add("fixture_init_crashes")
+      .add("fixture_init_hangs")
+      .add("fixture_init_fails")
+      .add("fixture_ok");
+  PluginLoadOptions o = only({dir.str()});
+  o.probe = true;
+  o.init_timeout_ms = 500;
+  {
+    Load load(o);
+    REQUIRE(load.records.size() == 4);
+    const PluginRecord& crashed = load.of("fixture_init_crashes.json");
+    CHECK(crashed.state == State::Failed);
+    CHECK_THAT(crashed.reason, Contains("crashed a probe process (plugins.probe) with signal 6"));
+    const PluginRecord& hung = load.of("fixture_init_hangs.json");
+    CHECK(hung.state == State::Failed);
+    CHECK_THAT(hung.reason, Contains("did not return within 500 ms in a probe process"));
+    CHECK_FALSE(is_mapped(hung.library));  // never loaded into this process
+    // An ordinary failure passes the probe; the real load reports its message.
+    CHECK_THAT(load.of("fixture_init_fails.json").reason,
+               Contains("the fixture widget driver is missing"));
+    check_fixture_ok_works(load);
+  }
+  PluginDir exits;
+  exits.add("fixture_init_crashes");
+  o.search_paths = {exits.str()};
+  o.options["fixture_init_crashes"] = {{"how", "exit"}};
+  Load load(o);
+  CHECK_THAT(load.single().reason, Contains("ended a probe process (plugins.probe) with exit "
+                                            "status 7"));
+}
+
 TEST_CASE("A second plugin providing a device type already provided fails", "[plugins]") {
   PluginDir dir;
   dir.add("fixture_dup_a").add("fixture_dup_b");
