@@ -90,9 +90,13 @@ int main(int argc, char** argv) {
   auto t0 = std::chrono::steady_clock::now();
   PluginLoadOptions build_plugins;
   build_plugins.use_environment = false;
-  size_t found = load_plugins(build_plugins).size();
+  std::vector<PluginRecord> build_records = load_plugins(build_plugins);
+  size_t found = build_records.size();
   auto t1 = std::chrono::steady_clock::now();
   unload_plugins();
+  for (const PluginRecord& r : build_records)  // where the time went
+    std::fprintf(stderr, "load_build_plugins: %-8s %8.2f ms (%s)\n", r.name.c_str(), r.load_ms,
+                 plugin_state_name(r.state));
   rows.push_back({"load_build_plugins", std::chrono::duration<double, std::nano>(t1 - t0).count()});
   std::fprintf(stderr, "load_build_plugins: %zu plugin(s) found on the default path\n", found);
   if (json) {

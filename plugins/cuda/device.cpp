@@ -2,6 +2,8 @@
 // device-wide functions (properties, synchronize).
 #include "device.h"
 
+#include <unistd.h>
+
 #include <string>
 
 #include "backend.h"
@@ -54,6 +56,16 @@ std::string versions() {
 }  // namespace
 
 Devices::Devices() {
+#if defined(PLEXUS_GPU_HIP)
+  // Without AMD's kernel driver there is no device to find, and asking the
+  // HIP runtime costs tens of milliseconds of every plugin load.
+  if (access("/dev/kfd", F_OK) != 0) {
+    reason_ =
+        "no AMD GPU kernel driver: /dev/kfd does not exist (the amdgpu module is not "
+        "loaded, or there is no AMD GPU); the HIP runtime was not asked";
+    return;
+  }
+#endif
   int n = 0;
   gpuError_t e = gpuGetDeviceCount(&n);
   if (e != gpuSuccess || n <= 0) {

@@ -83,6 +83,26 @@ TEST_CASE("plexus devices --json and doctor report a plugin found through PLEXUS
                         Catch::Contains("0 devices"));
 }
 
+TEST_CASE("plexus doctor --probe reports a plugin whose init crashes, and the others") {
+  const std::string file = (std::filesystem::temp_directory_path() /
+                            ("plexus-cli-probe-" + std::to_string(getpid()) + ".toml"))
+                               .string();
+  std::ofstream(file) << "[plugins]\npaths = [\"" << PLEXUS_TEST_PLUGIN_DIR
+                      << "/fixture_init_crashes\", \"" << PLEXUS_TEST_PLUGIN_DIR
+                      << "/fixture_ok\"]\nuse_environment = false\nuse_default_paths = false\n";
+  Run d = run("doctor --probe --config " + file);
+  CHECK(d.status == 0);  // doctor reports; it does not fail
+  CHECK_THAT(d.out, Catch::Contains("FAILED    fixture_init_crashes: loading it crashed a probe "
+                                    "process (plugins.probe) with signal 6") &&
+                        Catch::Contains("ok        fixture_ok") &&
+                        Catch::Contains("1 plugin(s) failed to load"));
+  Run j = run("doctor --probe --json --config " + file);
+  REQUIRE(j.status == 0);
+  for (const auto& p : nlohmann::json::parse(j.out)["plugins"])
+    CHECK(p["load_ms"].get<double>() > 0);
+  std::filesystem::remove(file);
+}
+
 #ifdef PLEXUS_TEST_CPU_PLUGIN
 // Note [Partial backends]: an accelerator with almost no kernels is not the
 // default over the cpu plugin; chosen explicitly, explain() says what it lacks.

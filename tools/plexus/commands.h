@@ -13,7 +13,7 @@ namespace plexus::cli {
 int devices(bool json, const std::string& config_path);
 // `plexus doctor`: the config, the plugin search path, what happened to each
 // plugin, and the device the Runtime chooses with its explanation.
-int doctor(const std::string& config_path, bool json);
+int doctor(const std::string& config_path, bool json, bool probe);
 // `plexus config check FILE`: "ok" and the keys set, or every error with its file:line.
 int config_check(const std::string& file);
 // `plexus config show`: every config key, its value and where it came from.

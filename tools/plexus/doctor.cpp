@@ -57,20 +57,22 @@ struct Opened {
   std::vector<PluginRecord> plugins;
   std::string device_error;
 };
-Opened open_runtime(const std::string& config_path, const Config& config) {
+Opened open_runtime(const std::string& config_path, const Config& config, bool probe) {
   Opened o;
   try {
-    o.rt.emplace(RuntimeOptions{config_path});
+    o.rt.emplace(RuntimeOptions{config_path, probe ? std::optional(true) : std::nullopt});
     o.plugins = o.rt->plugins();
   } catch (const Error& e) {
     o.device_error = e.message();
-    o.plugins = load_plugins(config.plugin_load_options());
+    PluginLoadOptions load = config.plugin_load_options();
+    load.probe = load.probe || probe;
+    o.plugins = load_plugins(load);
   }
   return o;
 }
 
 // --json: the facts of the text report, as data.
-int doctor_json(const std::string& config_path) {
+int doctor_json(const std::string& config_path, bool probe) {
   nlohmann::json doc;
   Config config;
   try {
@@ -88,7 +90,7 @@ int doctor_json(const std::string& config_path) {
     search.push_back({{"path", dir}, {"exists", std::filesystem::is_directory(dir, ec)}});
   }
   doc["search_path"] = search;
-  auto [rt, plugins, device_error] = open_runtime(config_path, config);
+  auto [rt, plugins, device_error] = open_runtime(config_path, config, probe);
   nlohmann::json list = nlohmann::json::array();
   for (const PluginRecord& p : plugins) {
     nlohmann::json types = nlohmann::json::array();
@@ -99,9 +101,14 @@ int doctor_json(const std::string& config_path) {
         types.push_back({{"type", type}, {"devices", n},
                          {"reason", (b && n == 0) ? b->unavailable_reason() : ""}});
       }
-    list.push_back({{"name", p.name}, {"manifest", p.manifest}, {"library", p.library},
-                    {"version", p.version}, {"state", plugin_state_name(p.state)},
-                    {"reason", p.reason}, {"device_types", types}});
+    list.push_back({{"name", p.name},
+                    {"manifest", p.manifest},
+                    {"library", p.library},
+                    {"version", p.version},
+                    {"state", plugin_state_name(p.state)},
+                    {"reason", p.reason},
+                    {"device_types", types},
+                    {"load_ms", p.load_ms}});
   }
   doc["plugins"] = list;
   nlohmann::json comm = comm_backends_json();
@@ -125,9 +132,9 @@ int doctor_json(const std::string& config_path) {
   return 0;
 }
 
-int doctor(const std::string& config_path, bool json) {
+int doctor(const std::string& config_path, bool json, bool probe) {
   Dispatcher::get();
-  if (json) return doctor_json(config_path);
+  if (json) return doctor_json(config_path, probe);
   std::optional<Config> config = print_config(config_path);
   if (!config) return 1;
   std::vector<std::string> path = plugin_search_path(config->plugin_load_options());
@@ -137,7 +144,7 @@ int doctor(const std::string& config_path, bool json) {
     bool there = std::filesystem::is_directory(path[i], ec);
     fmt::print("  {}. {}{}\n", i + 1, path[i], there ? "" : "  (does not exist)");
   }
-  auto [rt, plugins, device_error] = open_runtime(config_path, *config);
+  auto [rt, plugins, device_error] = open_runtime(config_path, *config, probe);
   fmt::print("\nPlugins found: {}\n", plugins.size());
   int problems = 0;
   for (const PluginRecord& p : plugins) {
@@ -152,8 +159,8 @@ int doctor(const std::string& config_path, bool json) {
           devs += fmt::format("{}{} ({} device{}{})", devs.empty() ? "" : ", ", type, n,
                               n == 1 ? "" : "s", why.empty() ? "" : ": " + why);
         }
-        fmt::print("  ok        {} {} from {}: {}\n", name, p.version, p.library,
-                   devs.empty() ? "no device types" : devs);
+        fmt::print("  ok        {} {} from {} in {:.1f} ms: {}\n", name, p.version, p.library,
+                   p.load_ms, devs.empty() ? "no device types" : devs);
         break;
       }
       case PluginRecord::State::Failed:

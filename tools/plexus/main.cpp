@@ -21,6 +21,10 @@ int main(int argc, char** argv) {
   auto* doctor = app.add_subcommand("doctor", "Explain where plugins were looked for and what happened");
   bool doctor_json = false;
   doctor->add_flag("--json", doctor_json, "Print JSON for machines");
+  bool doctor_probe = false;
+  doctor->add_flag("--probe", doctor_probe,
+                   "Load each plugin in a child process first (plugins.probe): a plugin whose "
+                   "init crashes or hangs is reported instead of ending plexus");
 
   std::string check_file;
   auto* config = app.add_subcommand("config", "Check a plexus.toml, or show the effective config");
@@ -79,7 +83,7 @@ int main(int argc, char** argv) {
     if (bench->parsed()) return plexus::cli::bench(bench_args);
     if (profile->parsed())
       return plexus::cli::profile(profile->remaining(), profile_json, profile_output);
-    if (doctor->parsed()) return plexus::cli::doctor(config_path, doctor_json);
+    if (doctor->parsed()) return plexus::cli::doctor(config_path, doctor_json, doctor_probe);
     if (config_check->parsed()) return plexus::cli::config_check(check_file);
     if (config_show->parsed()) return plexus::cli::config_show(config_path, config_show_json);
   } catch (const plexus::Error& e) {

@@ -35,7 +35,8 @@ struct PluginLoadOptions {
   int64_t init_timeout_ms = 60000;
   // Open and initialize each plugin in a child process first: a plugin whose
   // init crashes, exits or hangs there fails without being loaded here. It
-  // costs a fork and a second init per plugin (for CI and `plexus doctor`).
+  // costs a fork and a second init per plugin (for CI and `plexus doctor
+  // --probe`).
   bool probe = false;
 };
 
@@ -55,6 +56,7 @@ struct PluginRecord {
   State state = State::Failed;
   std::string reason;                     // why Failed, Shadowed or Disabled, in plain words
   std::vector<std::string> device_types;  // backends a Loaded plugin registered
+  double load_ms = 0;  // wall time of reading, checking, opening and initializing it
 };
 
 // "loaded", "failed", "shadowed", "disabled".

@@ -16,6 +16,8 @@ namespace plexus {
 // How to open a Runtime.
 struct RuntimeOptions {
   std::string config_path;  // --config; empty = search (see find_config_file)
+  // Overrides the config's plugins.probe when set (`plexus doctor --probe`).
+  std::optional<bool> probe_plugins;
 };
 
 // One device, or one device type or plugin without devices, that could have

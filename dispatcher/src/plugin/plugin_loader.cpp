@@ -171,7 +171,11 @@ std::unique_ptr<LoadedPlugin> open_plugin(const Manifest& m, const PluginLoadOpt
   } catch (...) {
     // An abandoned init still runs on a thread inside the library and uses
     // the instance: both stay, never freed. Otherwise p goes, closing it.
-    if (inst.abandoned) (void)p.release();
+    if (inst.abandoned) {
+      // Kept where leak checkers see it: reachable, on purpose, forever.
+      static auto* abandoned = new std::vector<std::unique_ptr<LoadedPlugin>>;
+      abandoned->push_back(std::move(p));
+    }
     throw;
   }
   return p;
@@ -296,7 +300,11 @@ std::vector<PluginRecord> load_plugins(const PluginLoadOptions& options) {
   std::map<std::string, std::string> winners;
   for (const std::string& dir : plugin_search_path(options)) {
     for (const fs::path& file : manifests_in(dir)) {
+      const auto start = std::chrono::steady_clock::now();
       r.records.push_back(load_one(file, options, winners, r));
+      r.records.back().load_ms =
+          std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start)
+              .count();
       log_record(r.records.back());
     }
   }

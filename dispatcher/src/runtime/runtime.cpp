@@ -95,7 +95,9 @@ Runtime::Runtime(const RuntimeOptions& options) : config_(load_config(options.co
   Settings before;
   apply(config_);
   try {
-    plugins_ = load_plugins(config_.plugin_load_options());
+    PluginLoadOptions load = config_.plugin_load_options();
+    if (options.probe_plugins) load.probe = *options.probe_plugins;
+    plugins_ = load_plugins(load);
   } catch (...) {
     before.restore();  // a failed open changes nothing
     throw;
