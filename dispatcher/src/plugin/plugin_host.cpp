@@ -276,12 +276,13 @@ void init_plugin(PluginInstance& p, std::chrono::milliseconds timeout) {
   // the process. Its status and error message come back through `done`.
   auto done = std::make_shared<std::promise<std::pair<plexus_status, std::string>>>();
   std::future<std::pair<plexus_status, std::string>> result = done->get_future();
-  std::thread([done, info = p.info, api = &h.api, state = &p.state] {
+  std::thread worker([done, info = p.info, api = &h.api, state = &p.state] {
     take_plugin_error_message();  // start clean
     plexus_status st = info->init(api, state);
     done->set_value({st, take_plugin_error_message()});
-  }).detach();
+  });
   if (result.wait_for(timeout) != std::future_status::ready) {
+    worker.detach();  // it may never end; it owns nothing the host frees
     // The thread may still register things later: refuse them, undo what is
     // registered. A thread stuck inside a callback holds the mutex; then its
     // registrations stay and the error says so.
@@ -299,6 +300,9 @@ void init_plugin(PluginInstance& p, std::chrono::milliseconds timeout) {
                 : ", but could not undo its registrations: the thread is stuck inside a host "
                   "call");
   }
+  // Joined, not detached: a thread still exiting when the process exits
+  // trips leak checkers (LeakSanitizer's tracer crashed on one under load).
+  worker.join();
   auto [st, message] = result.get();
   {
     std::lock_guard lock(h.init_mutex);

@@ -11,6 +11,7 @@
 #include <cctype>
 #include <cerrno>
 #include <chrono>
+#include <csignal>
 #include <cstddef>
 #include <cstdlib>
 #include <cstring>
@@ -190,6 +191,15 @@ void probe_plugin(const Manifest& m, const PluginLoadOptions& o) {
   PLEXUS_CHECK(pid >= 0, ErrorCode::Internal, "cannot fork a probe process: {}",
                std::strerror(errno));
   if (pid == 0) {  // the child: load, and report by exit status only
+    // A plugin that calls exit() would run this process's atexit handlers
+    // (the parent's static destructors, a leak checker) in the child, which
+    // can hang or fail: the first handler to run ends the child at once with
+    // the plugin's status.
+    on_exit([](int status, void*) { std::_Exit(status); }, nullptr);
+    // The parent's crash handlers (a test framework's, a sanitizer's) would
+    // report a crash of the plugin as one of their own: crashes end the child
+    // by the signal, which the parent reads.
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) std::signal(sig, SIG_DFL);
     int code = 0;
     try {
       PluginLoadOptions child = o;

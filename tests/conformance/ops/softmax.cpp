@@ -123,8 +123,12 @@ void softmax_backward_cases(CaseSet& set, bool log) {
                 layout)
         .arg("dim", dim);
     // The row's sum adds len terms in any order; a few roundings besides.
-    const int64_t wrapped = sizes.empty() ? 0 : (dim < 0 ? dim + static_cast<int64_t>(sizes.size()) : dim);
-    const double len = sizes.empty() ? 1.0 : static_cast<double>(sizes[static_cast<size_t>(wrapped)]);
+    // (An error case's dim may be out of range: its length is never used.)
+    const int64_t rank = static_cast<int64_t>(sizes.size());
+    const int64_t wrapped = dim < 0 ? dim + rank : dim;
+    const double len = wrapped >= 0 && wrapped < rank
+                           ? static_cast<double>(sizes[static_cast<size_t>(wrapped)])
+                           : 1.0;
     c.ref([dim, log, len](const Inputs& in) {
        std::vector<double> sc;
        ref::Tensor g = ref::softmax_backward(in["grad_output"], in["output"], dim, log, &sc);

@@ -145,7 +145,7 @@ TEST_CASE("unknown keys are errors naming the file:line:column and the valid key
   CHECK_THAT(parse_error("[plugins]\npath = []\n"),
              Contains("p.toml:2:1: unknown key 'path' in [plugins]; valid keys: paths, "
                       "use_environment, use_default_paths, allow, deny, "
-                      "allow_writable_by_others, sha256"));
+                      "allow_writable_by_others, init_timeout_ms, probe, sha256"));
   CHECK_THAT(parse_error("[allocator]\ncache = true\n"),
              Contains("p.toml:2:1: unknown key 'cache' in [allocator]; valid keys: caching, "
                       "max_cached_mb"));
