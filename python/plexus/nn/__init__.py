@@ -357,11 +357,15 @@ class Module:
 _default_generator = _plexus.Generator(0)
 
 
+def _on(t, device):
+    """t moved to `device`, or t itself when no device is given."""
+    return t if device is None else t.to(device)
+
+
 def _uniform(shape, bound, gen, device):
     """A tensor of `shape` drawn uniformly from [-bound, bound) (PyTorch's default
     initialisation of Linear and Conv2d), on `device`."""
-    t = _plexus.rand(*shape, generator=gen) * (2 * bound) - bound
-    return t if device is None else t.to(device)
+    return _on(_plexus.rand(*shape, generator=gen) * (2 * bound) - bound, device)
 
 
 class Identity(Module):
@@ -579,10 +583,6 @@ class LayerNorm(Module):
     def extra_repr(self):
         return (f"{self.normalized_shape}, eps={self.eps}, "
                 f"elementwise_affine={self.weight is not None}")
-
-
-def _on(t, device):
-    return t if device is None else t.to(device)
 
 
 class _BatchNorm(Module):
