@@ -23,6 +23,7 @@ packages=(
   ocl-icd-opencl-dev  # oneDNN's CMake package asks for OpenCL (a Recommends of libdnnl-dev)
   libxml2-utils  # xmllint: the tests check the conformance JUnit report against its schema
   libvulkan-dev glslc  # the vulkan plugin: Vulkan headers and loader, GLSL to SPIR-V at build time
+  libshaderc-dev  # the vulkan plugin's graph compiler: GLSL to SPIR-V at run time (opened on first use)
   mesa-vulkan-drivers  # lavapipe, the CPU Vulkan device conformance.vulkan runs on
   libboost-context-dev  # fibers of the SIMT emulation (plugins/cuda/simt)
   hipcc libamdhip64-dev  # the hip plugin (plugins/hip): 103 MB download, 656 MB with clang-15

@@ -4,13 +4,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <set>
 #include <chrono>
+#include <set>
 
 #include "passes.h"
+#include "plexus/device_backend.h"
 #include "plexus/error.h"
 #include "plexus/factories.h"
-#include "plexus/device_backend.h"
+#include "plexus/log.h"
 #include "plexus/profiler.h"
 #include "plexus/stream.h"
 #include "plugin/plugin_host.h"
@@ -332,9 +333,13 @@ std::shared_ptr<PluginGraph> Plan::plugin_compile(const Node& fused) {
     if (!ok) return nullptr;
   plexus_status st = ext->compile(ext->user_data, &graph, &pg->compiled);
   if (st != PLEXUS_OK) {
+    // The chain runs without the plugin's compiler (op by op, or the host's
+    // fused kernel on the cpu); the rest of the graph stays compiled.
     pg->compiled = nullptr;
-    throw plugin_error(st, std::string(device_type_name(fused.device.type)),
-                       "compiling " + fused.name);
+    Error err = plugin_error(st, std::string(device_type_name(fused.device.type)),
+                             "compiling " + fused.name);
+    logging::get("graph").warn("{} runs without the plugin's compiler: {}", fused.name, err.what());
+    return nullptr;
   }
   return pg;
 }

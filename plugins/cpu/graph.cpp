@@ -3,50 +3,15 @@
 // sdk::FusedChain, run as one pass over memory. The host offers it the
 // chains its fusion pass groups (plexus::compile); what it does not take the
 // host runs op by op.
-#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels.h"
-#include "plexus/sdk/fused.hpp"
+#include "plexus/sdk/fused_graph.hpp"
 
 namespace plexus::cpu {
 namespace {
-
-// Strides of a tensor broadcast to `shape` (trailing dims aligned; size-1
-// and missing dims read one element).
-std::vector<int64_t> expanded_strides(const plexus_tensor& t, const std::vector<int64_t>& shape) {
-  std::vector<int64_t> out(shape.size(), 0);
-  size_t lead = shape.size() - static_cast<size_t>(t.ndim);
-  for (int32_t d = 0; d < t.ndim; ++d)
-    out[lead + static_cast<size_t>(d)] = t.sizes[d] == 1 ? 0 : t.strides[d];
-  return out;
-}
-
-// Why node i cannot be part of a chain; empty when it can.
-std::string unsupported(const plexus_graph& g, int32_t i) {
-  const plexus_graph_node& n = g.nodes[i];
-  const sdk::FusedOp* op = sdk::fused_op(n.op ? n.op : "");
-  if (!op) return "not an elementwise op chains take";
-  for (int k = 0; k < op->ntensors; ++k) {
-    if (k >= n.num_args || n.args[k] < 0 || n.args[k] >= g.num_values) return "a tensor operand is missing";
-    const plexus_graph_value& v = g.values[n.args[k]];
-    bool number = v.role & PLEXUS_GRAPH_VALUE_CONSTANT;
-    if (!number && v.dtype != PLEXUS_DTYPE_F32 && v.dtype != PLEXUS_DTYPE_BOOL) return "not float32";
-  }
-  if (op->scalar >= 0 && (op->scalar >= n.num_args || n.attrs[op->scalar].tag != PLEXUS_VALUE_SCALAR))
-    return "its scalar argument is missing";
-  if (n.result < 0 || n.result >= g.num_values) return "no result";
-  const plexus_graph_value& r = g.values[n.result];
-  if (r.dtype != PLEXUS_DTYPE_F32 && !(op->bool_result && r.dtype == PLEXUS_DTYPE_BOOL))
-    return "its result is not float32";
-  return {};
-}
-
-double number(const plexus_scalar& s) {
-  return s.kind == PLEXUS_SCALAR_FLOAT ? s.v.f : static_cast<double>(s.v.i);
-}
 
 struct Compiled {
   std::unique_ptr<sdk::FusedChain> chain;
@@ -58,7 +23,8 @@ struct Compiled {
 plexus_status supports(void* ud, const plexus_graph* g, uint8_t* supported) {
   auto* host = static_cast<const plexus_host_api*>(ud);
   return sdk::guard(host, [&] {
-    for (int32_t i = 0; i < g->num_nodes; ++i) supported[i] = unsupported(*g, i).empty() ? 1 : 0;
+    for (int32_t i = 0; i < g->num_nodes; ++i)
+      supported[i] = sdk::fused_unsupported(*g, i).empty() ? 1 : 0;
   });
 }
 
@@ -66,48 +32,29 @@ plexus_status compile(void* ud, const plexus_graph* g, void** out) {
   auto* host = static_cast<const plexus_host_api*>(ud);
   return sdk::guard(host, [&] {
     if (g->device != 0) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "the cpu has one device");
-    if (g->num_nodes == 0) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "an empty graph");
-    for (int32_t i = 0; i < g->num_nodes; ++i)
-      if (std::string why = unsupported(*g, i); !why.empty())
-        sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "node {}: {}", g->nodes[i].op, why);
-    const plexus_graph_value& last = g->values[g->nodes[g->num_nodes - 1].result];
-    std::vector<int64_t> shape(last.sizes, last.sizes + last.ndim);
+    const sdk::FusedProgram p = sdk::read_fused_graph(*g);
     auto c = std::make_unique<Compiled>();
-    c->chain = std::make_unique<sdk::FusedChain>(shape);
+    c->chain = std::make_unique<sdk::FusedChain>(p.shape);
     c->input_slot.assign(static_cast<size_t>(g->num_inputs), -1);
-    std::map<int32_t, int> current;  // value -> the register holding it now
-    auto operand = [&](int32_t v) {
-      if (auto it = current.find(v); it != current.end()) return it->second;
-      const plexus_graph_value& val = g->values[v];
-      int r;
-      if (val.role & PLEXUS_GRAPH_VALUE_CONSTANT) {
-        r = c->chain->constant(static_cast<float>(number(val.constant)));
-      } else if ((val.role & PLEXUS_GRAPH_VALUE_INPUT) && val.input >= 0 && val.input < g->num_inputs) {
-        c->input_slot[static_cast<size_t>(val.input)] = static_cast<int>(c->chain->inputs());
-        r = c->chain->input();
+    std::vector<int> reg(p.regs.size(), -1);  // program register -> chain register
+    for (size_t k = 0; k < p.regs.size(); ++k) {
+      const sdk::FusedRegister& r = p.regs[k];
+      using Kind = sdk::FusedRegister::Kind;
+      if (r.kind == Kind::Input) {
+        c->input_slot[static_cast<size_t>(r.input)] = static_cast<int>(c->chain->inputs());
+        reg[k] = c->chain->input();
+      } else if (r.kind == Kind::Constant) {
+        reg[k] = c->chain->constant(r.value);
       } else {
-        sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "a value is read before anything makes it");
+        auto at = [&](int i) { return i < 0 ? -1 : reg[static_cast<size_t>(i)]; };
+        reg[k] = c->chain->op(r.code, at(r.a), at(r.b), at(r.c), r.scalar);
       }
-      current[v] = r;
-      return r;
-    };
-    for (int32_t i = 0; i < g->num_nodes; ++i) {
-      const plexus_graph_node& n = g->nodes[i];
-      const sdk::FusedOp* op = sdk::fused_op(n.op);
-      int ops[3] = {-1, -1, -1};
-      for (int k = 0; k < op->ntensors; ++k) ops[k] = operand(n.args[k]);
-      float s = op->scalar >= 0 ? static_cast<float>(number(n.attrs[op->scalar].u.scalar)) : 0.0f;
-      current[n.result] = c->chain->op(op->code, ops[0], ops[1], ops[2], s);
     }
     c->output_slot.assign(static_cast<size_t>(g->num_outputs), -1);
-    for (int32_t o = 0; o < g->num_outputs; ++o)
-      for (int32_t v = 0; v < g->num_values; ++v)
-        if ((g->values[v].role & PLEXUS_GRAPH_VALUE_OUTPUT) && g->values[v].output == o) {
-          auto it = current.find(v);
-          if (it == current.end()) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "an output no node makes");
-          c->output_slot[static_cast<size_t>(o)] = static_cast<int>(c->chain->outputs());
-          c->chain->output(it->second);
-        }
+    for (size_t o = 0; o < p.outputs.size(); ++o) {
+      c->output_slot[o] = static_cast<int>(c->chain->outputs());
+      c->chain->output(reg[static_cast<size_t>(p.outputs[o])]);
+    }
     *out = c.release();
   });
 }
@@ -131,7 +78,7 @@ plexus_status run(void* ud, void* compiled, const plexus_tensor* inputs,
         input ? c.chain->rebind_input(k, data(t)) : c.chain->rebind_output(k, data(t));
         return;
       }
-      sdk::FusedView v{data(t), expanded_strides(t, shape), t.dtype == PLEXUS_DTYPE_BOOL};
+      sdk::FusedView v{data(t), sdk::broadcast_strides(t, shape), t.dtype == PLEXUS_DTYPE_BOOL};
       input ? c.chain->bind_input(k, std::move(v)) : c.chain->bind_output(k, std::move(v));
     };
     for (size_t i = 0; i < c.input_slot.size(); ++i) bind(inputs[i], c.input_slot[i], true);

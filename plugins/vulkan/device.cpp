@@ -191,6 +191,10 @@ Device::Device(VkPhysicalDevice phys, int32_t index, VkDeviceSize memory_cap) {
   const VkPhysicalDeviceLimits& limits = pr.p2.properties.limits;
   info_.packed = packed_supported(phys, limits);
   info_.max_storage_range = limits.maxStorageBufferRange;
+  info_.max_stage_storage_buffers =
+      std::min(limits.maxPerStageDescriptorStorageBuffers, limits.maxPerStageResources);
+  info_.max_stage_texel_buffers =
+      std::min(limits.maxPerStageDescriptorSampledImages, limits.maxPerStageResources);
   create_logical_device(phys);
   if (info_.packed) {
     push_descriptor_set_ = reinterpret_cast<PFN_vkCmdPushDescriptorSetKHR>(

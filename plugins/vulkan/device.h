@@ -37,6 +37,10 @@ struct DeviceInfo {
   // max_storage_range bytes.
   bool packed = false;
   VkDeviceSize max_storage_range = 0;
+  // Descriptors one compute stage may use: storage buffers, and uniform texel
+  // buffers (counted as sampled images) (graph.cpp sizes its bindings by them).
+  uint32_t max_stage_storage_buffers = 0;
+  uint32_t max_stage_texel_buffers = 0;
 };
 
 class Device {
@@ -80,6 +84,16 @@ class Device {
                        VkDeviceSize out_offset, VkDeviceSize out_range,
                        std::initializer_list<VkBufferView> in, uint32_t groups_x,
                        uint32_t groups_y = 1, uint32_t groups_z = 1);
+  // Records one dispatch of a pipeline made outside the module table (a
+  // compiled graph's, graph.cpp) on `stream`: with the plain layout and
+  // metadata words as dispatch() takes them when `writes` is empty; else with
+  // `layout`, a push-descriptor layout, and these descriptor writes.
+  void dispatch_pipeline(void* stream, VkPipeline pipeline, void* push, uint32_t push_size,
+                         const int32_t* meta, size_t meta_words, uint32_t groups_x);
+  void dispatch_pipeline(void* stream, VkPipeline pipeline, VkPipelineLayout layout,
+                         const VkWriteDescriptorSet* writes, uint32_t num_writes, const void* push,
+                         uint32_t push_size, uint32_t groups_x);
+  Pipelines& pipelines() { return *pipelines_; }
   // The whole-block view of a's block in 16-byte texels (`wide`) or 4-byte
   // ones (VK_NULL_HANDLE when there is none).
   VkBufferView texel_view(const Allocation* a, bool wide = true) {
@@ -104,6 +118,12 @@ class Device {
   void init_stream(Stream& s);
   // The stream's open batch, ready for one more command (its lock held).
   Batch& record(Stream& s);
+  // Binds, pushes and dispatches on the stream's batch (its lock held); the
+  // metadata's address goes into push's first 8 bytes.
+  void record_dispatch(Stream& s, VkPipeline pipeline, VkPipelineLayout layout,
+                       const VkWriteDescriptorSet* writes, uint32_t num_writes, void* push,
+                       uint32_t push_size, const int32_t* meta, size_t meta_words, uint32_t gx,
+                       uint32_t gy, uint32_t gz);
   void barrier(VkCommandBuffer cb);
   // Submits the open batch, if it holds work (the stream's lock held).
   void submit(Stream& s);

@@ -23,4 +23,8 @@ void register_shape(VulkanBackend& b);       // shape.cpp: cat
 void register_optim(VulkanBackend& b);       // optim.cpp: adam_step_, sgd_step_ (and .list)
 void register_random(VulkanBackend& b);      // random.cpp: uniform_, normal_, bernoulli_
 
+// The graph compiler (graph.cpp; plugin ABI 1.1), or null in a build
+// without its GLSL compiler.
+const plexus_extension* graph_extension(const plexus_host_api* host, VulkanBackend& backend);
+
 }  // namespace plexus::vulkan

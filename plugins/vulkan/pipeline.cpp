@@ -88,4 +88,24 @@ VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spe
   return p;
 }
 
+VkPipeline Pipelines::build(const std::vector<uint32_t>& spirv, VkPipelineLayout layout,
+                            const std::string& what) {
+  VkShaderModuleCreateInfo ci{VK_STRUCTURE_TYPE_SHADER_MODULE_CREATE_INFO};
+  ci.codeSize = spirv.size() * sizeof(uint32_t);
+  ci.pCode = spirv.data();
+  VkShaderModule sm = VK_NULL_HANDLE;
+  vk_check(vkCreateShaderModule(dev_, &ci, nullptr, &sm), "vkCreateShaderModule");
+  VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
+  pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
+  pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
+  pi.stage.module = sm;
+  pi.stage.pName = "main";
+  pi.layout = layout;
+  VkPipeline p = VK_NULL_HANDLE;
+  VkResult r = vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &pi, nullptr, &p);
+  vkDestroyShaderModule(dev_, sm, nullptr);
+  vk_check(r, ("vkCreateComputePipelines(" + what + ")").c_str());
+  return p;
+}
+
 }  // namespace plexus::vulkan

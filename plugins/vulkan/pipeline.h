@@ -11,6 +11,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "vk.h"
 
@@ -28,6 +29,10 @@ class Pipelines {
   // Specialization constant i (constant_id = i) gets spec[i]; `packed`: the
   // pipeline uses the packed layout.
   VkPipeline get(const char* module, std::initializer_list<int32_t> spec, bool packed = false);
+  // A pipeline of SPIR-V made at run time (graph.cpp), with `layout`; the
+  // caller destroys it. `what` names it in errors.
+  VkPipeline build(const std::vector<uint32_t>& spirv, VkPipelineLayout layout,
+                   const std::string& what);
 
  private:
   VkDevice dev_;

@@ -12,7 +12,7 @@ std::unique_ptr<VulkanBackend> g_backend;
 plexus_status init(const plexus_host_api* host, void**) {
   return sdk::guard(host, [&] {
     g_backend = std::make_unique<VulkanBackend>(host);
-    g_backend->register_backend(host, "vulkan");
+    g_backend->register_backend(host, "vulkan", 0, graph_extension(host, *g_backend));
     register_copy(*g_backend);
     register_binary(*g_backend);
     register_unary(*g_backend);

@@ -327,13 +327,10 @@ void Device::copy_on_device(void* stream, Allocation* dst, size_t dst_offset, Al
 
 // ---- kernels ---------------------------------------------------------------
 
-void Device::dispatch(void* stream, const char* module, std::initializer_list<int32_t> spec,
-                      void* push, uint32_t push_size, const int32_t* meta, size_t meta_words,
-                      uint32_t gx, uint32_t gy, uint32_t gz) {
-  if (gx == 0 || gy == 0 || gz == 0) return;
-  VkPipeline pipeline = pipelines_->get(module, spec);
-  Stream& s = stream_of(stream);
-  std::lock_guard<std::mutex> lock(s.mu);
+void Device::record_dispatch(Stream& s, VkPipeline pipeline, VkPipelineLayout layout,
+                             const VkWriteDescriptorSet* writes, uint32_t num_writes, void* push,
+                             uint32_t push_size, const int32_t* meta, size_t meta_words,
+                             uint32_t gx, uint32_t gy, uint32_t gz) {
   Batch& b = record(s);
   if (meta_words) {
     ArenaSlice m = b.arena->allocate(meta_words * sizeof(int32_t));
@@ -341,9 +338,43 @@ void Device::dispatch(void* stream, const char* module, std::initializer_list<in
     std::memcpy(push, &m.address, sizeof(m.address));
   }
   vkCmdBindPipeline(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  vkCmdPushConstants(b.cb, pipelines_->layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
+  if (num_writes)
+    push_descriptor_set_(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, num_writes, writes);
+  vkCmdPushConstants(b.cb, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size, push);
   vkCmdDispatch(b.cb, gx, gy, gz);
   maybe_submit(s);
+}
+
+void Device::dispatch(void* stream, const char* module, std::initializer_list<int32_t> spec,
+                      void* push, uint32_t push_size, const int32_t* meta, size_t meta_words,
+                      uint32_t gx, uint32_t gy, uint32_t gz) {
+  if (gx == 0 || gy == 0 || gz == 0) return;
+  VkPipeline pipeline = pipelines_->get(module, spec);
+  Stream& s = stream_of(stream);
+  std::lock_guard<std::mutex> lock(s.mu);
+  record_dispatch(s, pipeline, pipelines_->layout(), nullptr, 0, push, push_size, meta, meta_words,
+                  gx, gy, gz);
+}
+
+void Device::dispatch_pipeline(void* stream, VkPipeline pipeline, void* push, uint32_t push_size,
+                               const int32_t* meta, size_t meta_words, uint32_t gx) {
+  if (gx == 0) return;
+  Stream& s = stream_of(stream);
+  std::lock_guard<std::mutex> lock(s.mu);
+  record_dispatch(s, pipeline, pipelines_->layout(), nullptr, 0, push, push_size, meta, meta_words,
+                  gx, 1, 1);
+}
+
+void Device::dispatch_pipeline(void* stream, VkPipeline pipeline, VkPipelineLayout layout,
+                               const VkWriteDescriptorSet* writes, uint32_t num_writes,
+                               const void* push, uint32_t push_size, uint32_t gx) {
+  if (gx == 0) return;
+  if (!push_descriptor_set_)
+    sdk::fail(PLEXUS_ERROR_INTERNAL, "vulkan: descriptor writes without push descriptors");
+  Stream& s = stream_of(stream);
+  std::lock_guard<std::mutex> lock(s.mu);
+  record_dispatch(s, pipeline, layout, writes, num_writes, const_cast<void*>(push), push_size,
+                  nullptr, 0, gx, 1, 1);
 }
 
 void Device::dispatch_packed(void* stream, const char* module, std::initializer_list<int32_t> spec,
@@ -353,9 +384,6 @@ void Device::dispatch_packed(void* stream, const char* module, std::initializer_
                              uint32_t gz) {
   if (gx == 0 || gy == 0 || gz == 0) return;
   VkPipeline pipeline = pipelines_->get(module, spec, true);
-  Stream& s = stream_of(stream);
-  std::lock_guard<std::mutex> lock(s.mu);
-  Batch& b = record(s);
   VkDescriptorBufferInfo out_info{out->buffer, out->offset + out_offset, out_range};
   VkBufferView views[Pipelines::kPackedBindings - 1];
   for (uint32_t i = 0; i + 1 < Pipelines::kPackedBindings; ++i) {
@@ -375,13 +403,10 @@ void Device::dispatch_packed(void* stream, const char* module, std::initializer_
       w[i].pTexelBufferView = &views[i - 1];
     }
   }
-  vkCmdBindPipeline(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
-  push_descriptor_set_(b.cb, VK_PIPELINE_BIND_POINT_COMPUTE, pipelines_->packed_layout(), 0,
-                       Pipelines::kPackedBindings, w);
-  vkCmdPushConstants(b.cb, pipelines_->packed_layout(), VK_SHADER_STAGE_COMPUTE_BIT, 0, push_size,
-                     push);
-  vkCmdDispatch(b.cb, gx, gy, gz);
-  maybe_submit(s);
+  Stream& s = stream_of(stream);
+  std::lock_guard<std::mutex> lock(s.mu);
+  record_dispatch(s, pipeline, pipelines_->packed_layout(), w, Pipelines::kPackedBindings, push,
+                  push_size, nullptr, 0, gx, gy, gz);
 }
 
 }  // namespace plexus::vulkan
