@@ -2,7 +2,8 @@
 # Used in-tree (plugins/*) and by vendors through find_package(PlexusSDK).
 #
 #   plexus_add_plugin(NAME <name> SOURCES <src>... [VERSION <x.y.z>]
-#                     [XFAIL <file>] [INSTALL] [INSTALL_DESTINATION <dir>])
+#                     [XFAIL <file>] [INSTALL] [INSTALL_DESTINATION <dir>]
+#                     [LIBRARY_ONLY])
 #
 # - a MODULE library target plexus-<name>, file libplexus-<name>.so, linked
 #   only against PlexusSDK::headers (a plugin never links libplexus);
@@ -24,6 +25,9 @@
 #   missing extern "C" or PLEXUS_PLUGIN_EXPORT fails the build, naming which,
 #   instead of a plugin that builds and then does not load.
 # VERSION defaults to PROJECT_VERSION, else 0.0.0.
+# LIBRARY_ONLY: the library alone, without a manifest (and without XFAIL),
+# for a plugin's second half that the plugin itself opens (plugins/hip: a
+# small plugin that loads its heavy runtime library only where a GPU can be).
 
 # Script mode, run after each plugin's link: cmake -DPLEXUS_CHECK_ENTRY_OF=LIB
 # -DPLEXUS_NM=nm -P PlexusPluginTools.cmake.
@@ -89,8 +93,8 @@ function(_plexus_sdk_include_dir out_var)
 endfunction()
 
 function(plexus_add_plugin)
-  cmake_parse_arguments(PARSE_ARGV 0 arg "INSTALL" "NAME;VERSION;XFAIL;INSTALL_DESTINATION"
-                        "SOURCES")
+  cmake_parse_arguments(PARSE_ARGV 0 arg "INSTALL;LIBRARY_ONLY"
+                        "NAME;VERSION;XFAIL;INSTALL_DESTINATION" "SOURCES")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "plexus_add_plugin: unknown arguments ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -135,6 +139,20 @@ function(plexus_add_plugin)
     PREFIX "lib" OUTPUT_NAME "plexus-${arg_NAME}" LIBRARY_OUTPUT_DIRECTORY "${out_dir}"
     C_VISIBILITY_PRESET hidden CXX_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
   _plexus_export_only_entry(${target})
+
+  if(arg_LIBRARY_ONLY)
+    if(arg_XFAIL)
+      message(FATAL_ERROR "plexus_add_plugin(${arg_NAME}): LIBRARY_ONLY has no manifest, so no XFAIL")
+    endif()
+    if(arg_INSTALL)
+      set(dest "${arg_INSTALL_DESTINATION}")
+      if(NOT dest)
+        set(dest "${CMAKE_INSTALL_LIBDIR}/plexus/plugins")
+      endif()
+      install(TARGETS ${target} LIBRARY DESTINATION "${dest}")
+    endif()
+    return()
+  endif()
 
   # The manifest the loader reads before it opens the library; "arch" lets a
   # host refuse a plugin built for another processor without opening it.

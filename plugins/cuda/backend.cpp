@@ -17,7 +17,8 @@ GpuBackend* g_backend = nullptr;
 }  // namespace
 
 GpuBackend& backend() {
-  if (!g_backend) sdk::fail(PLEXUS_ERROR_INTERNAL, PLEXUS_PLUGIN_NAME " plugin used before init");
+  if (!g_backend)
+    sdk::fail(PLEXUS_ERROR_INTERNAL, PLEXUS_GPU_DEVICE_TYPE " plugin used before init");
   return *g_backend;
 }
 void set_backend(GpuBackend* b) {

@@ -2,8 +2,6 @@
 // device-wide functions (properties, synchronize).
 #include "device.h"
 
-#include <unistd.h>
-
 #include <string>
 
 #include "backend.h"
@@ -56,16 +54,6 @@ std::string versions() {
 }  // namespace
 
 Devices::Devices() {
-#if defined(PLEXUS_GPU_HIP)
-  // Without AMD's kernel driver there is no device to find, and asking the
-  // HIP runtime costs tens of milliseconds of every plugin load.
-  if (access("/dev/kfd", F_OK) != 0) {
-    reason_ =
-        "no AMD GPU kernel driver: /dev/kfd does not exist (the amdgpu module is not "
-        "loaded, or there is no AMD GPU); the HIP runtime was not asked";
-    return;
-  }
-#endif
   int n = 0;
   gpuError_t e = gpuGetDeviceCount(&n);
   if (e != gpuSuccess || n <= 0) {
@@ -92,7 +80,7 @@ Devices::Devices() {
 void Devices::check_index(int32_t device, const char* what) const {
   if (device < 0 || device >= count())
     sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT,
-              "{}: device index {} out of range (" PLEXUS_PLUGIN_NAME " has {} devices)", what,
+              "{}: device index {} out of range (" PLEXUS_GPU_DEVICE_TYPE " has {} devices)", what,
               device, count());
 }
 
@@ -108,7 +96,7 @@ void Devices::properties(int32_t device, plexus_device_properties& out) const {
 }
 
 std::string device_name(int32_t device) {
-  return std::string(PLEXUS_PLUGIN_NAME ":") + std::to_string(device);
+  return std::string(PLEXUS_GPU_DEVICE_TYPE ":") + std::to_string(device);
 }
 
 void use_device(int32_t device) {

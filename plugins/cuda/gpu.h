@@ -10,6 +10,12 @@
 // gpuDeviceProp holds only the fields listed in simt/runtime.h.
 #pragma once
 
+// The device type the plugin registers: its name, except in the hip
+// plugin's kernel library (plugins/hip), which the "hip" plugin opens.
+#ifndef PLEXUS_GPU_DEVICE_TYPE
+#define PLEXUS_GPU_DEVICE_TYPE PLEXUS_PLUGIN_NAME
+#endif
+
 #if (defined(PLEXUS_GPU_CUDA) + defined(PLEXUS_GPU_HIP) + defined(PLEXUS_GPU_SIMT)) != 1
 #error "gpu.h: define exactly one of PLEXUS_GPU_CUDA, PLEXUS_GPU_HIP, PLEXUS_GPU_SIMT"
 #endif

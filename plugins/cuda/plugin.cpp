@@ -46,10 +46,10 @@ plexus_status init(const plexus_host_api* host, void** state) {
   return sdk::guard(host, [&] {
     auto policy = DefaultStreams::parse_policy(sdk::option(host, "default_stream", "shared"));
     auto b = std::make_unique<GpuBackend>(policy);
-    b->register_backend(host, PLEXUS_PLUGIN_NAME);
+    b->register_backend(host, PLEXUS_GPU_DEVICE_TYPE);
     if (b->device_count() == 0)
       sdk::log(host, PLEXUS_LOG_INFO,
-               std::string(PLEXUS_PLUGIN_NAME ": no devices: ") + b->unavailable_reason());
+               std::string(PLEXUS_GPU_DEVICE_TYPE ": no devices: ") + b->unavailable_reason());
     // From here on the host calls shutdown(*state) if init fails.
     set_backend(b.get());
     *state = b.release();
