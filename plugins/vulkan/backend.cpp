@@ -36,20 +36,26 @@ VkDeviceSize memory_cap_option(const plexus_host_api* host) {
 
 }  // namespace
 
-VulkanBackend::VulkanBackend(const plexus_host_api* host) {
-  // A bad option fails init (before any device opens), as the gpu plugins' do.
-  const VkDeviceSize memory_cap = memory_cap_option(host);
-  reason_ = load_vulkan();
-  if (!reason_.empty()) return;
-  try {
-    open_devices(host, memory_cap);
-  } catch (const std::exception& e) {
-    devices_.clear();
-    reason_ = e.what();
-  }
+VulkanBackend::VulkanBackend(const plexus_host_api* host)
+    // A bad option fails init, as the gpu plugins' do.
+    : host_(host),
+      memory_cap_(memory_cap_option(host)),
+      exclude_cpu_(sdk::option(host, "exclude_cpu_devices") == "true") {}
+
+void VulkanBackend::open() {
+  std::call_once(opened_, [this] {
+    reason_ = load_vulkan();
+    if (!reason_.empty()) return;
+    try {
+      open_devices();
+    } catch (const std::exception& e) {
+      devices_.clear();
+      reason_ = e.what();
+    }
+  });
 }
 
-void VulkanBackend::open_devices(const plexus_host_api* host, VkDeviceSize memory_cap) {
+void VulkanBackend::open_devices() {
   VkApplicationInfo app{VK_STRUCTURE_TYPE_APPLICATION_INFO};
   app.pApplicationName = "plexus";
   app.pEngineName = "plexus";
@@ -65,23 +71,22 @@ void VulkanBackend::open_devices(const plexus_host_api* host, VkDeviceSize memor
   vkEnumeratePhysicalDevices(instance_, &n, nullptr);
   std::vector<VkPhysicalDevice> phys(n);
   vkEnumeratePhysicalDevices(instance_, &n, phys.data());
-  bool exclude_cpu = sdk::option(host, "exclude_cpu_devices") == "true";
   std::string skipped;
   for (VkPhysicalDevice p : phys) {
     VkPhysicalDeviceProperties props;
     VkPhysicalDeviceProperties2 p2{VK_STRUCTURE_TYPE_PHYSICAL_DEVICE_PROPERTIES_2};
     vkGetPhysicalDeviceProperties2(p, &p2);
     props = p2.properties;
-    if (exclude_cpu && props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
+    if (exclude_cpu_ && props.deviceType == VK_PHYSICAL_DEVICE_TYPE_CPU) {
       skipped += std::string(skipped.empty() ? "" : "; ") + props.deviceName +
                  " excluded (exclude_cpu_devices = true)";
       continue;
     }
     try {
-      devices_.push_back(std::make_unique<Device>(p, int32_t(devices_.size()), memory_cap));
+      devices_.push_back(std::make_unique<Device>(p, int32_t(devices_.size()), memory_cap_));
     } catch (const std::exception& e) {
       skipped += std::string(skipped.empty() ? "" : "; ") + e.what();
-      sdk::log(host, PLEXUS_LOG_WARN, std::string("vulkan device not used: ") + e.what());
+      sdk::log(host_, PLEXUS_LOG_WARN, std::string("vulkan device not used: ") + e.what());
     }
   }
   if (devices_.empty())
@@ -95,6 +100,7 @@ VulkanBackend::~VulkanBackend() {
 }
 
 Device& VulkanBackend::device(int32_t index) {
+  open();
   if (index < 0 || index >= int32_t(devices_.size()))
     sdk::fail(PLEXUS_ERROR_NOT_FOUND, "vulkan:{}: no such device ({} devices)", index,
               devices_.size());

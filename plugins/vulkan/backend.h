@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -13,17 +14,26 @@ namespace plexus::vulkan {
 
 class VulkanBackend : public sdk::Backend<VulkanBackend> {
  public:
-  // Loads Vulkan and opens the devices; a missing loader or device is not an
-  // error (0 devices, with the reason). Honours the plugin option
-  // exclude_cpu_devices = "true" (leaves out CPU-type devices such as lavapipe).
+  // Reads the plugin's options; Vulkan itself is loaded and the devices
+  // opened on first need (open()), since creating an instance costs lavapipe
+  // 100-400 ms that a process which never uses vulkan should not pay. A
+  // missing loader or device is not an error (0 devices, with the reason).
+  // Honours the plugin option exclude_cpu_devices = "true" (leaves out
+  // CPU-type devices such as lavapipe).
   explicit VulkanBackend(const plexus_host_api* host);
   ~VulkanBackend();
 
   // The device a kernel call runs on; throws NOT_FOUND for a bad index.
   Device& device(int32_t index);
 
-  int32_t device_count() { return int32_t(devices_.size()); }
-  const char* unavailable_reason() { return devices_.empty() ? reason_.c_str() : nullptr; }
+  int32_t device_count() {
+    open();
+    return int32_t(devices_.size());
+  }
+  const char* unavailable_reason() {
+    open();
+    return devices_.empty() ? reason_.c_str() : nullptr;
+  }
   void properties(int32_t device, plexus_device_properties& out);
   void* allocate(int32_t device, size_t nbytes);
   void deallocate(int32_t device, void* ptr, size_t nbytes);
@@ -45,8 +55,14 @@ class VulkanBackend : public sdk::Backend<VulkanBackend> {
   void event_synchronize(int32_t device, void* event);
 
  private:
-  void open_devices(const plexus_host_api* host, VkDeviceSize memory_cap);
+  // Loads Vulkan and opens the devices, once (thread-safe).
+  void open();
+  void open_devices();
 
+  const plexus_host_api* host_;  // valid until the plugin's shutdown
+  VkDeviceSize memory_cap_ = 0;
+  bool exclude_cpu_ = false;
+  std::once_flag opened_;
   VkInstance instance_ = VK_NULL_HANDLE;
   std::vector<std::unique_ptr<Device>> devices_;
   std::string reason_;

@@ -101,6 +101,7 @@ DeviceProperties PluginBackend::properties(int index) {
 }
 
 void* PluginBackend::allocate(int index, size_t nbytes) {
+  used_.store(true, std::memory_order_relaxed);
   void* out = nullptr;
   check(t_.allocate(t_.user_data, index, nbytes, &out), "allocate", index);
   PLEXUS_CHECK(out != nullptr, ErrorCode::Internal,
@@ -139,6 +140,7 @@ void PluginBackend::synchronize(int index) {
 void* PluginBackend::create_stream(int index) {
   PLEXUS_CHECK(t_.stream_create, ErrorCode::Unsupported, "plugin '{}': backend '{}' has no streams",
                plugin_, t_.name);
+  used_.store(true, std::memory_order_relaxed);
   void* s = nullptr;
   check(t_.stream_create(t_.user_data, index, &s), "stream_create", index);
   return s;

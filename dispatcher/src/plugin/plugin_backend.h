@@ -1,6 +1,7 @@
 // PluginBackend: a DeviceBackend that calls a plugin's plexus_backend table.
 #pragma once
 
+#include <atomic>
 #include <string>
 
 #include "plexus/device_backend.h"
@@ -30,6 +31,10 @@ class PluginBackend final : public DeviceBackend {
   bool has_events() const override { return t_.event_create != nullptr; }
   // The backend's graph compiler (ABI 1.1), checked whole; null when none.
   const plexus_graph_extension* graph_extension() const { return graph_; }
+  // Whether anything was allocated or a stream made on it: without either no
+  // work can be queued there, so unloading need not wait for its devices (and
+  // need not ask a backend that opens its devices lazily to open them).
+  bool used() const { return used_.load(std::memory_order_relaxed); }
   void* create_stream(int index) override;
   void destroy_stream(int index, void* stream) noexcept override;
   void synchronize_stream(int index, void* stream) override;
@@ -51,6 +56,7 @@ class PluginBackend final : public DeviceBackend {
   const plexus_backend& t_;
   const plexus_graph_extension* graph_ = nullptr;  // from t_.extensions (ABI 1.1)
   std::string plugin_;
+  std::atomic<bool> used_{false};
 };
 
 }  // namespace plexus

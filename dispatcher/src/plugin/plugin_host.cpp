@@ -324,6 +324,7 @@ void shutdown_plugin(PluginInstance& p) {
   for (DeviceType slot : p.device_types) {
     if (slot == kCPU) continue;
     if (DeviceBackend* b = find_device_backend(slot)) {
+      if (auto* pb = dynamic_cast<PluginBackend*>(b); pb && !pb->used()) continue;
       int n = b->device_count();
       for (int i = 0; i < n; ++i) {
         try {
