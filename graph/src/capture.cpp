@@ -9,6 +9,7 @@
 
 #include "plexus/dispatcher.h"
 #include "plexus/error.h"
+#include "plexus/random.h"
 
 namespace plexus::graph {
 namespace {
@@ -29,12 +30,17 @@ void grad_set_hook(const Tensor& leaf, const Tensor& grad) {
   if (Capture* c = Capture::current()) c->on_grad_set(leaf, grad);
 }
 
+void generator_advance_hook(Generator& gen, uint64_t first, uint64_t n) {
+  if (Capture* c = Capture::current()) c->on_generator_advance(gen, first, n);
+}
+
 void install() {
   static std::once_flag once;
   std::call_once(once, [] {
     Dispatcher::get().set_layer_kernel(Layer::Trace, trace_layer, nullptr);
     plexus::detail::g_host_read_hook = host_read_hook;
     plexus::detail::g_grad_set_hook = grad_set_hook;
+    plexus::detail::g_generator_advance_hook = generator_advance_hook;
   });
 }
 
@@ -225,6 +231,16 @@ Tensor Capture::record_call(const Operator& op, DispatchKeys keys, std::span<con
   for (size_t i = 0; i < args.size(); ++i) {
     const bool w = schema_args[i].alias && schema_args[i].alias->is_write;
     n.args.push_back(arg_of(args[i], w ? Use::Written : Use::Read));
+    // A random op's offset that a generator just handed out: kept relative to
+    // the call's first draw, so that two calls agree and a replay draws anew.
+    Arg& a = n.args.back();
+    if (a.kind == Arg::Kind::Int && schema_args[i].name == "offset" && a.i >= 0)
+      if (auto it = draws_.find(static_cast<uint64_t>(a.i)); it != draws_.end()) {
+        a.generator = it->second;
+        a.i = static_cast<int64_t>(static_cast<uint64_t>(a.i) -
+                                   generator_base_[static_cast<size_t>(it->second)]);
+        draws_.erase(it);
+      }
   }
   Tensor result;
   {
@@ -267,6 +283,26 @@ void Capture::on_grad_set(const Tensor& leaf, const Tensor& grad) {
   n.target = target;
   n.value = value;
   n.leaf = leaf;
+}
+
+void Capture::on_generator_advance(Generator& gen, uint64_t first, uint64_t n) {
+  if (depth_ > 0 || !broken_.empty()) return;
+  int k = 0;
+  while (k < static_cast<int>(g_.generators.size()) &&
+         g_.generators[static_cast<size_t>(k)].gen != &gen)
+    ++k;
+  if (k == static_cast<int>(g_.generators.size())) {
+    g_.generators.push_back({&gen, 0});
+    generator_base_.push_back(first);
+  }
+  GeneratorUse& use = g_.generators[static_cast<size_t>(k)];
+  const uint64_t base = generator_base_[static_cast<size_t>(k)];
+  if (first < base) {
+    mark_broken("a random generator was moved back during the call");
+    return;
+  }
+  use.drawn = std::max(use.drawn, first + n - base);
+  draws_[first] = k;
 }
 
 Graph Capture::finish(std::span<const Tensor> outputs) {

@@ -32,6 +32,7 @@ class Capture {
   Tensor record_call(const Operator& op, DispatchKeys keys, std::span<const Value> args);
   void on_host_read(const Tensor& t, const char* what);
   void on_grad_set(const Tensor& leaf, const Tensor& grad);
+  void on_generator_advance(Generator& gen, uint64_t first, uint64_t n);
 
  private:
   enum class Use : uint8_t { Read, Written };
@@ -52,6 +53,11 @@ class Capture {
   uint64_t start_serial_;
   int depth_ = 0;
   std::string broken_;
+  // Random draws: each generator's first position in this call (by its index
+  // in g_.generators), and the draws not yet matched to an op's offset
+  // argument (absolute first position -> generator index).
+  std::vector<uint64_t> generator_base_;
+  std::map<uint64_t, int> draws_;
   Capture* prev_;
   std::unique_ptr<LayerGuard> thread_layers_saved_;
 };

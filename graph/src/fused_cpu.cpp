@@ -18,7 +18,15 @@ namespace {
 // FMA), picked when the library loads: the cpu plugin is built for
 // x86-64-v3, so its kernels contract a + s * b into one fused multiply-add,
 // and on such a machine the host's chains round the same way.
-__attribute__((target_clones("arch=x86-64-v3", "default")))
+// Not under ThreadSanitizer: GCC instruments the clones' resolver, which the
+// dynamic loader runs while it relocates libplexus, before the TSan runtime
+// is initialized, and every program crashed there.
+#if defined(__SANITIZE_THREAD__)
+#define PLEXUS_FUSED_TARGETS
+#else
+#define PLEXUS_FUSED_TARGETS __attribute__((target_clones("arch=x86-64-v3", "default")))
+#endif
+PLEXUS_FUSED_TARGETS
 void exec_instr(sdk::FusedCode code, float* d, const float* a, const float* b, const float* c,
                 float s, int64_t n) {
   sdk::fused_exec(code, d, a, b, c, s, n);

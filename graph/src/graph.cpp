@@ -18,7 +18,8 @@ bool Arg::operator==(const Arg& o) const {
     case Kind::ValueList: return values == o.values;
     case Kind::Scalar:
       return scalar.dtype() == o.scalar.dtype() && scalar.str() == o.scalar.str();
-    case Kind::Int: return i == o.i;
+    case Kind::Int:
+      return i == o.i && generator == o.generator;
     case Kind::IntList: return ints == o.ints;
     case Kind::Double: return d == o.d || (d != d && o.d != o.d);
     case Kind::Bool: return b == o.b;
@@ -89,7 +90,9 @@ std::string arg_str(const Graph& g, const Arg& a) {
       return fmt::format("[{}]", fmt::join(names, ", "));
     }
     case Arg::Kind::Scalar: return a.scalar.str();
-    case Arg::Kind::Int: return std::to_string(a.i);
+    case Arg::Kind::Int:
+      return a.generator < 0 ? std::to_string(a.i)
+                             : fmt::format("generator_{}.offset + {}", a.generator, a.i);
     case Arg::Kind::IntList: return fmt::format("[{}]", fmt::join(a.ints, ", "));
     case Arg::Kind::Double: return fmt::format("{}", a.d);
     case Arg::Kind::Bool: return a.b ? "True" : "False";
@@ -261,6 +264,16 @@ std::string Graph::diff(const Graph& a, const Graph& b) {
   }
   if (nodes_a != nodes_b)
     return fmt::format("one call ran {} nodes and the next {}", nodes_a, nodes_b);
+  if (a.generators.size() != b.generators.size())
+    return fmt::format("one call drew from {} random generators and the next from {}",
+                       a.generators.size(), b.generators.size());
+  for (size_t k = 0; k < a.generators.size(); ++k) {
+    if (a.generators[k].gen != b.generators[k].gen)
+      return fmt::format("random generator {} is another generator in the next call", k);
+    if (a.generators[k].drawn != b.generators[k].drawn)
+      return fmt::format("one call drew {} random numbers from generator {} and the next {}",
+                         a.generators[k].drawn, k, b.generators[k].drawn);
+  }
   for (size_t v = 0; v < std::min(a.values.size(), b.values.size()); ++v) {
     const ValueInfo& x = a.values[v];
     const ValueInfo& y = b.values[v];

@@ -13,6 +13,7 @@
 #include "plexus/factories.h"
 #include "plexus/log.h"
 #include "plexus/profiler.h"
+#include "plexus/random.h"
 #include "plexus/stream.h"
 #include "plugin/plugin_host.h"
 #include "plugin/trampoline.h"
@@ -189,7 +190,10 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
     // would keep from preparing refers to the old memory).
     s.label = "compiled " + s.op->name();
     s.device = n.device;
-    if (s.copy_result_to < 0 && !touches_fresh(n))
+    for (size_t k = 0; k < n.args.size(); ++k)
+      if (n.args[k].generator >= 0) s.offsets.push_back({k, n.args[k].generator, n.args[k].i});
+    // Offsets change every replay: such calls go through the dispatcher.
+    if (s.copy_result_to < 0 && s.offsets.empty() && !touches_fresh(n))
       s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
   };
@@ -387,6 +391,15 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
       impl->storage = inputs[i].storage();
       impl->offset = g_.values[static_cast<size_t>(v)].offset + inputs[i].storage_offset();
     }
+  }
+  // Each replay takes the generators' next positions, as the eager call would.
+  if (!g_.generators.empty()) {
+    std::vector<uint64_t> base;
+    for (const GeneratorUse& u : g_.generators) base.push_back(u.gen->advance(u.drawn));
+    for (Step& s : steps_)
+      for (const Step::Offset& o : s.offsets)
+        s.args[o.arg] = Value::integer(static_cast<int64_t>(base[static_cast<size_t>(o.generator)] +
+                                                            static_cast<uint64_t>(o.relative)));
   }
   if (profiler::enabled()) {
     for (Step& s : steps_) {

@@ -42,6 +42,14 @@ class Plan {
     int grad = -1;            // SetGrad: the value, or -1 to clear
     std::string label;        // for the profiler: "compiled addmm.out"
     Device device;
+    // Random ops: (argument index, generator, position relative to the
+    // generator's first draw in the call), set anew for each replay.
+    struct Offset {
+      size_t arg;
+      int generator;
+      int64_t relative;
+    };
+    std::vector<Offset> offsets;
   };
   void run_step(Step& s);
   // The device's plugin compiles the Fused node, or null (it has no graph

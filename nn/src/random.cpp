@@ -25,6 +25,10 @@ DefaultGenerators& defaults() {
 
 }  // namespace
 
+namespace detail {
+GeneratorAdvanceHook g_generator_advance_hook = nullptr;
+}  // namespace detail
+
 uint64_t Generator::next_u64() {
   sdk::PhiloxWords r = sdk::random_words(seed_, advance(1), 0);
   return (static_cast<uint64_t>(r.w[0]) << 32) | r.w[1];

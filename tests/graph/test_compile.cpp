@@ -111,6 +111,74 @@ TEST_CASE("compile: the seed's training step matches eager training", "[graph]")
   CHECK(compiled.opt.steps("fc1.weight") == 12);
 }
 
+TEST_CASE("compile: random draws replay with the generator's next positions, as eager", "[graph]") {
+  // Two draws from one generator per call; the compiled function and the
+  // eager one start from generators of the same seed and must draw the same.
+  auto body = [](const Tensor& x, Generator& g) {
+    Tensor u = empty({x.size(0), x.size(1)});
+    uniform_(u, -1, 1, g);
+    Tensor m = empty({x.size(0), x.size(1)});
+    bernoulli_(m, 0.3, g);
+    return add(mul(x, u), m);
+  };
+  Generator ge(11), gc(11);
+  auto f = compile([&](const Tensor& x) { return body(x, gc); });
+  for (int i = 0; i < 6; ++i) {
+    Tensor x = random_tensor({5, 7}, uint64_t(i));
+    INFO("call " << i);
+    CHECK(max_abs_diff(f(x), body(x, ge)) == 0);
+    CHECK(gc.offset() == ge.offset());
+  }
+  CHECK(f.stats().replays == 4);
+  REQUIRE(f.graph() != nullptr);
+  REQUIRE(f.graph()->generators.size() == 1);
+  CHECK(f.graph()->generators[0].drawn == 70);
+  CHECK_THAT(f.graph()->str(), Contains("generator_0.offset + 35"));
+  // Reseeding restarts the stream the replays draw from.
+  gc.manual_seed(11);
+  ge.manual_seed(11);
+  Tensor x = random_tensor({5, 7}, 99);
+  CHECK(max_abs_diff(f(x), body(x, ge)) == 0);
+}
+
+TEST_CASE("compile: a training step with Dropout replays and matches eager", "[graph]") {
+  struct Net {
+    Generator gen;
+    std::shared_ptr<nn::Sequential> seq = std::make_shared<nn::Sequential>();
+    std::unique_ptr<optim::Adam> opt;
+    explicit Net(uint64_t seed) : gen(seed) {
+      seq->add(nn::make<nn::Linear>(10, 16, gen));
+      seq->add(std::make_shared<nn::ReLU>());
+      seq->add(std::make_shared<nn::Dropout>(0.25, gen));
+      seq->add(nn::make<nn::Linear>(16, 1, gen));
+      opt = std::make_unique<optim::Adam>(seq->named_parameters(),
+                                          optim::AdamOptions{.lr = 1e-2, .capturable = true});
+    }
+    Tensor step(const Tensor& x, const Tensor& y) {
+      Tensor loss = mse_loss(seq->forward(x), y);
+      opt->zero_grad();
+      loss.backward();
+      opt->step();
+      return loss;
+    }
+  };
+  Net eager(4), compiled(4);
+  auto step = compile([&](const Tensor& x, const Tensor& y) { return compiled.step(x, y); });
+  Generator data(8);
+  for (int i = 0; i < 8; ++i) {
+    Tensor x = randn({32, 10}, data), y = randn({32, 1}, data);
+    INFO("step " << i);
+    CHECK(max_rel_diff(step(x, y), eager.step(x, y)) < 1e-5);
+  }
+  CHECK(step.stats().replays >= 4);
+  CHECK(step.stats().eager_calls == 0);
+  auto pe = eager.seq->named_parameters(), pc = compiled.seq->named_parameters();
+  for (size_t k = 0; k < pe.size(); ++k) {
+    INFO(pe[k].first);
+    CHECK(max_rel_diff(pc[k].second, pe[k].second) < 1e-5);
+  }
+}
+
 TEST_CASE("compile: a changed learning rate reaches the replay without capturing again",
           "[graph]") {
   Trainer eager(11), compiled(11);

@@ -54,6 +54,7 @@
 
 namespace plexus {
 class Operator;
+class Generator;
 }
 
 namespace plexus::graph {
@@ -105,7 +106,18 @@ struct Arg {
   std::string str;              // String
   DType dtype = DType::F32;     // DType
   Device device;                // Device
+  // Int: a random op's offset, drawn from Graph::generators[generator]; `i`
+  // is then its position relative to the call's first draw from it (-1: a
+  // plain integer).
+  int generator = -1;
   bool operator==(const Arg& o) const;
+};
+
+// A random generator the call drew from, and how many positions it took:
+// each replay takes as many, so compiled and eager calls draw the same stream.
+struct GeneratorUse {
+  Generator* gen = nullptr;
+  uint64_t drawn = 0;
 };
 
 enum class NodeKind : uint8_t {
@@ -142,6 +154,7 @@ class Graph {
   std::vector<ValueInfo> values;
   std::vector<Node> nodes;
   std::vector<int> value_node;  // the node that names each value
+  std::vector<GeneratorUse> generators;  // in the order of first draw
 
   // Calls of catalog ops, counting those inside fused nodes.
   size_t num_calls() const;

@@ -14,6 +14,16 @@
 
 namespace plexus {
 
+class Generator;
+namespace detail {
+// Called by Generator::advance on the thread that draws, with the first
+// position taken and how many; plexus::compile's capture sets it to carry
+// random ops' offsets into a graph as positions relative to the call's first
+// draw (graph/README.md). Null when unset.
+using GeneratorAdvanceHook = void (*)(Generator& gen, uint64_t first, uint64_t n);
+extern GeneratorAdvanceHook g_generator_advance_hook;
+}  // namespace detail
+
 class Generator {
  public:
   explicit Generator(uint64_t seed = 0) : seed_(seed) {}
@@ -33,7 +43,11 @@ class Generator {
   uint64_t offset() const { return offset_.load(); }
   void set_offset(uint64_t offset) { offset_ = offset; }
   // Takes the next n positions (thread-safe); returns the first.
-  uint64_t advance(uint64_t n) { return offset_.fetch_add(n); }
+  uint64_t advance(uint64_t n) {
+    const uint64_t first = offset_.fetch_add(n);
+    if (detail::g_generator_advance_hook) detail::g_generator_advance_hook(*this, first, n);
+    return first;
+  }
   // One 64-bit value from the stream (a seed for another Generator).
   uint64_t next_u64();
 
