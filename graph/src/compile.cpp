@@ -135,8 +135,10 @@ struct CompiledFunction::Impl {
     if (d.empty()) {
       if (options.verify_every > 0) e.captured = g;
       PassStats passes = optimize(g);
-      log().debug("{}: passes removed {} repeated and {} dead ops, fused {}", options.name,
-                  passes.cse, passes.dce, passes.fused);
+      log().debug(
+          "{}: passes folded {} constant ops, removed {} repeated and {} dead ops, "
+          "fused {}",
+          options.name, passes.folded, passes.cse, passes.dce, passes.fused);
       if (options.backend) options.backend(g);
       if (print_requested(options))
         std::printf("%s: graph for inputs %s (%zu ops)\n%s", options.name.c_str(),

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <deque>
 #include <map>
 #include <set>
 
@@ -180,8 +181,113 @@ int eliminate_common_subexpressions(Graph& g) {
   return removed;
 }
 
+int fold_constants(Graph& g) {
+  std::set<int> written;
+  for (const Node& n : g.nodes)
+    for_each_written(n, [&](int v) { written.insert(g.values[static_cast<size_t>(v)].root); });
+  // The tensor a value of a constant root names.
+  auto tensor_of = [&](int v) {
+    const ValueInfo& info = g.values[static_cast<size_t>(v)];
+    const Root& r = g.roots[static_cast<size_t>(info.root)];
+    if (r.value == v) return r.held;
+    return Tensor::make(r.held.storage(), info.dtype, info.sizes, info.strides, info.offset);
+  };
+  auto constant = [&](int v) {
+    return g.roots[static_cast<size_t>(g.values[static_cast<size_t>(v)].root)].kind ==
+           RootKind::Constant;
+  };
+  LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
+  int folded = 0;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    Node& n = g.nodes[k];
+    if (n.kind != NodeKind::Call || writes(n)) continue;
+    const int own = own_root(g, n, static_cast<int>(k));
+    if (own < 0 || written.contains(own) || g.roots[static_cast<size_t>(own)].value != n.value)
+      continue;
+    bool foldable = true, any_tensor = false;
+    for (const Arg& a : n.args) {
+      if (a.kind == Arg::Kind::Value) {
+        any_tensor = true;
+        foldable = foldable && constant(a.value);
+      }
+      if (a.kind == Arg::Kind::ValueList)
+        for (int v : a.values) {
+          any_tensor = true;
+          foldable = foldable && constant(v);
+        }
+      if (a.generator >= 0) foldable = false;
+    }
+    if (!foldable || !any_tensor) continue;
+    // Values refer to tensors (they do not own them): these hold them.
+    std::vector<Value> args;
+    std::deque<Tensor> tensors;
+    std::deque<std::vector<Tensor>> lists;
+    for (const Arg& a : n.args) {
+      switch (a.kind) {
+        case Arg::Kind::None:
+          args.push_back(Value());
+          break;
+        case Arg::Kind::Value:
+          args.push_back(Value::tensor(tensors.emplace_back(tensor_of(a.value))));
+          break;
+        case Arg::Kind::ValueList: {
+          std::vector<Tensor>& l = lists.emplace_back();
+          for (int v : a.values) l.push_back(tensor_of(v));
+          args.push_back(Value::tensor_list(l));
+          break;
+        }
+        case Arg::Kind::Scalar:
+          args.push_back(Value::scalar(a.scalar));
+          break;
+        case Arg::Kind::Int:
+          args.push_back(Value::integer(a.i));
+          break;
+        case Arg::Kind::IntList:
+          args.push_back(Value::int_list(a.ints));
+          break;
+        case Arg::Kind::Double:
+          args.push_back(Value::real(a.d));
+          break;
+        case Arg::Kind::Bool:
+          args.push_back(Value::boolean(a.b));
+          break;
+        case Arg::Kind::String:
+          args.push_back(Value::string(a.str));
+          break;
+        case Arg::Kind::DType:
+          args.push_back(Value::dtype(a.dtype));
+          break;
+        case Arg::Kind::Device:
+          args.push_back(Value::device(a.device));
+          break;
+      }
+    }
+    DispatchKeys keys;
+    keys.device = n.device;
+    Tensor r = Dispatcher::get().redispatch(*n.op, keys, args);
+    const ValueInfo& info = g.values[static_cast<size_t>(n.value)];
+    // The capture's result must be what the op gives now, view for view.
+    if (!r.defined() || r.dtype() != info.dtype || r.storage_offset() != info.offset ||
+        !std::equal(r.sizes().begin(), r.sizes().end(), info.sizes.begin(), info.sizes.end()) ||
+        !std::equal(r.strides().begin(), r.strides().end(), info.strides.begin(),
+                    info.strides.end()))
+      continue;
+    Root& root = g.roots[static_cast<size_t>(own)];
+    root.kind = RootKind::Constant;
+    root.index = -1;
+    root.held = r;
+    root.nbytes = r.storage()->nbytes();
+    n.kind = NodeKind::Constant;
+    n.op = nullptr;
+    n.args.clear();
+    ++folded;
+  }
+  return folded;
+}
+
 PassStats optimize(Graph& g) {
   PassStats s;
+  s.folded = fold_constants(g);
   s.cse = eliminate_common_subexpressions(g);
   s.dce = eliminate_dead_code(g);
   s.fused = fuse_elementwise(g);

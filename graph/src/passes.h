@@ -49,12 +49,20 @@ int eliminate_dead_code(Graph& g);
 // number of ops removed.
 int eliminate_common_subexpressions(Graph& g);
 
+// Runs pure ops whose every tensor argument is a constant (host data made
+// during the call, C++ numbers, or a result folded before) once, at compile
+// time: the result becomes a constant of the graph. Two captures agree only
+// when their constants are equal by value, so it is what each replay would
+// compute. Memory some op writes is left alone. Returns the number of ops
+// folded.
+int fold_constants(Graph& g);
+
 // Groups chains of elementwise float32 ops of one shape on the cpu into Fused
 // nodes (fuse.cpp). Returns the number of ops fused.
 int fuse_elementwise(Graph& g);
 
 struct PassStats {
-  int cse = 0, dce = 0, fused = 0;
+  int folded = 0, cse = 0, dce = 0, fused = 0;
 };
 PassStats optimize(Graph& g);
 

@@ -111,6 +111,49 @@ TEST_CASE("compile: the seed's training step matches eager training", "[graph]")
   CHECK(compiled.opt.steps("fc1.weight") == 12);
 }
 
+TEST_CASE("compile: ops on constants run once at compile time", "[graph]") {
+  // A table made on the host in every call, transformed, then used: the
+  // transforms are folded into a constant; only the add replays.
+  auto body = [](const Tensor& x) {
+    Tensor table = tensor<float>({1, 2, 3, 4, 5, 6, 7}, {7});
+    Tensor scaled = mul(exp(neg(table)), 0.5);
+    return add(x, scaled);
+  };
+  auto f = compile(body);
+  profiler::reset();
+  profiler::enable(true);
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = random_tensor({3, 7}, uint64_t(i));
+    CHECK(max_abs_diff(f(x), body(x)) == 0);
+  }
+  profiler::enable(false);
+  REQUIRE(f.graph() != nullptr);
+  CHECK(f.graph()->num_calls() == 1);
+  CHECK(f.stats().replays == 2);
+  uint64_t folded_ops_replayed = 0, adds = 0;
+  for (const profiler::Record& r : profiler::records()) {
+    if (r.op == "compiled exp.out" || r.op == "compiled neg.out" || r.op == "compiled mul.out")
+      folded_ops_replayed += r.calls;
+    if (r.op.rfind("compiled add", 0) == 0) adds += r.calls;
+  }
+  CHECK(folded_ops_replayed == 0);
+  CHECK(adds == 2);
+  profiler::reset();
+  // A constant some op writes stays an op: the write must happen every call.
+  auto g = compile([](const Tensor& x) {
+    Tensor t = tensor<float>({1, 2, 3}, {3});
+    Tensor u = mul(t, 2.0);
+    u.add_(x);
+    return u;
+  });
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = random_tensor({3}, uint64_t(10 + i));
+    CHECK(max_abs_diff(g(x), add(mul(tensor<float>({1, 2, 3}, {3}), 2.0), x)) == 0);
+  }
+  CHECK(g.stats().replays == 2);
+  CHECK(g.graph()->num_calls() == 2);
+}
+
 TEST_CASE("compile: random draws replay with the generator's next positions, as eager", "[graph]") {
   // Two draws from one generator per call; the compiled function and the
   // eager one start from generators of the same seed and must draw the same.
