@@ -40,7 +40,7 @@ struct HostContext {
   // Set when init ran past its time limit: the registration callbacks, which
   // hold init_mutex, refuse from then on (the stuck thread may resume later).
   bool abandoned = false;
-  std::timed_mutex init_mutex;
+  std::mutex init_mutex;
   spdlog::logger* logger = nullptr;
   std::string directory;  // of the plugin's library
 };
@@ -87,7 +87,7 @@ class InitCall {
   }
 
  private:
-  std::unique_lock<std::timed_mutex> lock_;
+  std::unique_lock<std::mutex> lock_;
 };
 
 plexus_status host_register_backend(void* ctx, const plexus_backend* table, int32_t* out_slot) {
@@ -286,8 +286,14 @@ void init_plugin(PluginInstance& p, std::chrono::milliseconds timeout) {
     // The thread may still register things later: refuse them, undo what is
     // registered. A thread stuck inside a callback holds the mutex; then its
     // registrations stay and the error says so.
+    // Tried for up to a second. A loop of try_lock, not a timed_mutex's
+    // try_lock_for: that waits in pthread_mutex_clocklock, which GCC 12's
+    // ThreadSanitizer does not intercept (it then reports the unlock).
     std::unique_lock lock(h.init_mutex, std::defer_lock);
-    const bool undone = lock.try_lock_for(std::chrono::seconds(1));
+    bool undone = lock.try_lock();
+    for (auto until = std::chrono::steady_clock::now() + std::chrono::seconds(1);
+         !undone && std::chrono::steady_clock::now() < until; undone = lock.try_lock())
+      std::this_thread::sleep_for(std::chrono::milliseconds(1));
     h.abandoned = true;
     h.in_init = false;
     p.abandoned = true;
