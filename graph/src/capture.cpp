@@ -275,7 +275,9 @@ void Capture::on_host_read(const Tensor& t, const char* what) {
 }
 
 void Capture::on_grad_set(const Tensor& leaf, const Tensor& grad) {
-  if (depth_ > 0 || !broken_.empty()) return;
+  if (depth_ > 0) return;
+  grad_leaves_.push_back(leaf);
+  if (!broken_.empty()) return;
   int target = value_of(leaf, Use::Read);
   int value = grad.defined() ? value_of(grad, Use::Read) : -1;
   int index = add_node(NodeKind::SetGrad, "set_grad", -1);

@@ -25,6 +25,9 @@ class Capture {
   // Why the capture cannot become a graph (a host read, ...); empty when it can.
   const std::string& broken() const { return broken_; }
 
+  // Every leaf whose gradient the call set, broken graph or not.
+  const std::vector<Tensor>& grad_leaves() const { return grad_leaves_; }
+
   // The capture recording on this thread, or null.
   static Capture* current();
 
@@ -57,6 +60,7 @@ class Capture {
   // in g_.generators), and the draws not yet matched to an op's offset
   // argument (absolute first position -> generator index).
   std::vector<uint64_t> generator_base_;
+  std::vector<Tensor> grad_leaves_;
   std::map<uint64_t, int> draws_;
   Capture* prev_;
   std::unique_ptr<LayerGuard> thread_layers_saved_;

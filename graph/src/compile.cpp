@@ -222,4 +222,27 @@ void CompiledFunction::reset() {
   impl_->last = nullptr;
 }
 
+Graph trace(const std::function<std::vector<Tensor>(std::span<const Tensor>)>& fn,
+            std::span<const Tensor> inputs, const TraceOptions& options) {
+  CompileOptions co;
+  co.names = options.names;
+  Graph g;
+  std::string broken;
+  std::vector<Tensor> leaves;
+  {
+    Capture cap(inputs, co);
+    std::optional<MetaOnlyGuard> meta;
+    if (!options.run_kernels) meta.emplace();
+    std::vector<Tensor> out = fn(inputs);
+    meta.reset();
+    g = cap.finish(out);
+    broken = cap.broken();
+    leaves = cap.grad_leaves();
+  }
+  if (!options.run_kernels)
+    for (const Tensor& leaf : leaves) leaf.set_grad(Tensor());
+  if (!broken.empty()) fail(ErrorCode::Unsupported, "trace: the graph breaks: {}", broken);
+  return g;
+}
+
 }  // namespace plexus::graph

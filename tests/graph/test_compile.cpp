@@ -12,9 +12,11 @@
 #include "plexus/profiler.h"
 #include "plexus/random.h"
 #include "simple_nn.h"
+#include "support/error_of.h"
 
 using namespace plexus;
 using Catch::Contains;
+using plexus::testing::error_of;
 
 namespace {
 
@@ -109,6 +111,64 @@ TEST_CASE("compile: the seed's training step matches eager training", "[graph]")
     CHECK(max_rel_diff(pc[k].second.grad(), pe[k].second.grad()) < 1e-4);
   }
   CHECK(compiled.opt.steps("fc1.weight") == 12);
+}
+
+TEST_CASE("trace: a training step's graph without running kernels leaves the model as it was",
+          "[graph]") {
+  Trainer traced(7), fresh(7), with_kernels(7);
+  Generator data(3);
+  Tensor x = randn({32, 10}, data), y = randn({32, 1}, data);
+  auto step_of = [](Trainer& t) {
+    return [&t](std::span<const Tensor> in) { return std::vector<Tensor>{t.step(in[0], in[1])}; };
+  };
+  const std::vector<Tensor> in = {x, y};
+  graph::Graph g = trace(step_of(traced), in);
+  graph::Graph full = trace(step_of(with_kernels), in, {.run_kernels = true});
+  // The same ops, arguments and shapes as a capture that ran its kernels.
+  CHECK(g.num_calls() == full.num_calls());
+  CHECK(g.str() == full.str());
+  CHECK_THAT(g.str(), Contains("addmm") && Contains("threshold_backward"));
+  // Nothing was computed: parameters and optimizer state as before, no
+  // gradients; then training gives what a fresh model's training gives.
+  auto pt = traced.model.named_parameters(), pf = fresh.model.named_parameters();
+  for (size_t k = 0; k < pt.size(); ++k) {
+    INFO(pt[k].first);
+    CHECK(max_abs_diff(pt[k].second, pf[k].second) == 0);
+    CHECK_FALSE(pt[k].second.grad().defined());
+  }
+  for (int i = 0; i < 3; ++i) {
+    Tensor a = randn({32, 10}, data), b = randn({32, 1}, data);
+    INFO("step " << i);
+    CHECK(max_abs_diff(traced.step(a, b), fresh.step(a, b)) == 0);
+  }
+}
+
+TEST_CASE("trace: in-place writes do not happen; factories keep their values", "[graph]") {
+  Tensor x = tensor<float>({1, 2, 3}, {3});
+  Tensor made;
+  graph::Graph g = trace(
+      [&](std::span<const Tensor> in) {
+        in[0].mul_(wrapped_scalar(10.0));
+        made = zeros({4});
+        made.fill_(2.5);
+        return std::vector<Tensor>{add(in[0], 1.0)};
+      },
+      std::vector<Tensor>{x});
+  CHECK(x.tolist<float>() == std::vector<float>{1, 2, 3});
+  CHECK(made.tolist<float>() == std::vector<float>{2.5f, 2.5f, 2.5f, 2.5f});
+  CHECK(g.num_calls() >= 2);
+  CHECK_THAT(g.str(), Contains("mul_") && Contains("add"));
+  // A host read breaks the graph: trace says where.
+  Error e = error_of([&] {
+    (void)trace(
+        [](std::span<const Tensor> in) {
+          (void)sum(in[0]).item<float>();
+          return std::vector<Tensor>{in[0]};
+        },
+        std::vector<Tensor>{x});
+  });
+  CHECK(e.code() == ErrorCode::Unsupported);
+  CHECK_THAT(e.what(), Contains("trace: the graph breaks") && Contains("item()"));
 }
 
 TEST_CASE("compile: ops on constants run once at compile time", "[graph]") {

@@ -146,4 +146,23 @@ class LayerGuard {
   LayerSet saved_include_, saved_exclude_;
 };
 
+// While alive, calls on this thread run their meta functions and make their
+// results but run no kernel, except kernels that read no tensor (fill_,
+// zero_: a factory's values stay right) and direct ops that return a result
+// (they have no meta function to make it). Ops that write several tensors
+// (the optimizers' fused steps) run their checks and skip their writes.
+// plexus::graph::trace uses it to capture a graph without running kernels.
+class MetaOnlyGuard {
+ public:
+  MetaOnlyGuard();
+  ~MetaOnlyGuard();
+  MetaOnlyGuard(const MetaOnlyGuard&) = delete;
+  MetaOnlyGuard& operator=(const MetaOnlyGuard&) = delete;
+  // Whether one is alive on this thread.
+  static bool active();
+
+ private:
+  bool saved_;
+};
+
 }  // namespace plexus

@@ -19,6 +19,19 @@
 namespace plexus {
 namespace {
 
+thread_local bool t_meta_only = false;
+
+// Whether any tensor argument other than the written ones is read.
+bool reads_tensors(const Operator& op, std::span<const Value> args) {
+  const auto& schema = op.schema().arguments;
+  for (size_t i = 0; i < args.size() && i < schema.size(); ++i) {
+    if (schema[i].alias && schema[i].alias->is_write) continue;
+    if (args[i].is_tensor()) return true;
+    if (args[i].tag() == Value::Tag::TensorList && !args[i].to_tensor_list().empty()) return true;
+  }
+  return false;
+}
+
 // Kernel, then composite, then fallback policy; each may decline the call.
 Tensor run_kernel(Dispatcher::State& st, const Operator& kop, KernelFn composite, Device device,
                   DType dtype, std::span<const Value> kargs) {
@@ -71,6 +84,10 @@ Tensor run_checked(Dispatcher::State& st, const Operator& op, Device device,
     else if (args[i].tag() == Value::Tag::TensorList)
       for (const Tensor& t : args[i].to_tensor_list()) t.storage()->bump_version(op.name().c_str());
   }
+  // MetaOnlyGuard: ops that write several tensors return nothing; their
+  // writes are what is skipped.
+  if (t_meta_only && op.schema().returns.empty() && reads_tensors(op, args_in)) [[unlikely]]
+    return Tensor();
   if (!dtype) {
     PLEXUS_CHECK(op.composite() != nullptr, ErrorCode::Internal,
                  "{}: its check declined the kernels, but it has no composite", op.name());
@@ -119,6 +136,8 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
     spec.sizes.assign(fresh.sizes().begin(), fresh.sizes().end());
   }
   const Tensor& out = fresh.defined() ? fresh : given;
+  if (t_meta_only && reads_tensors(op, args_in)) [[unlikely]]
+    return given;  // MetaOnlyGuard: the result is made, not computed
 
   // Cross-device copy_: bytes move through the host with raw copies.
   if (op.cross_device()) {
@@ -146,6 +165,16 @@ Tensor run_backend(Dispatcher::State& st, const Operator& op, Device device,
              args.span());
   if (temporary.defined()) out.copy_(temporary);
   return given;
+}
+
+MetaOnlyGuard::MetaOnlyGuard() : saved_(t_meta_only) {
+  t_meta_only = true;
+}
+MetaOnlyGuard::~MetaOnlyGuard() {
+  t_meta_only = saved_;
+}
+bool MetaOnlyGuard::active() {
+  return t_meta_only;
 }
 
 struct PreparedCall::Impl {

@@ -192,6 +192,31 @@ struct CompileOptions {
   std::string name = "compiled function";
 };
 
+struct TraceOptions {
+  // Run every op's kernel, so that the function does its work as a plain call
+  // would; off (the default): meta functions only.
+  bool run_kernels = false;
+  // Names for tensors made before the call (parameters, optimizer state), by memory.
+  std::vector<std::pair<std::string, Tensor>> names;
+};
+
+// The graph of what `fn` does with these inputs, captured once as compile()
+// captures a call, before any pass. Without kernels (the default) each op's
+// meta function gives its result's dtype, shape and strides and no value is
+// computed (plexus::MetaOnlyGuard):
+// - results, and tensors the function writes in place, hold what they held
+//   (parameters and optimizer state are not changed); fresh results hold
+//   unspecified values;
+// - kernels that read no tensor still run, so tensors made by factories
+//   (zeros, full), an optimizer's new state among them, hold their values;
+// - host code runs as usual (a host-side step count moves on);
+// - gradients the function set are cleared afterwards (they were never
+//   computed).
+// Throws Unsupported, with the reason, when the capture breaks: a value read
+// on the host (item(), tolist()), which without kernels is unspecified too.
+Graph trace(const std::function<std::vector<Tensor>(std::span<const Tensor>)>& fn,
+            std::span<const Tensor> inputs, const TraceOptions& options = {});
+
 // What a compiled function did so far.
 struct CompileStats {
   uint64_t captures = 0;     // calls that ran the function under capture
@@ -286,4 +311,6 @@ Compiled<std::decay_t<F>> compile(F&& f, CompileOptions options = {}) {
 namespace plexus {
 using graph::compile;
 using graph::CompileOptions;
+using graph::trace;
+using graph::TraceOptions;
 }  // namespace plexus
