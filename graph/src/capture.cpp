@@ -297,6 +297,12 @@ void Capture::on_generator_advance(Generator& gen, uint64_t first, uint64_t n) {
     g_.generators.push_back({&gen, 0});
     generator_base_.push_back(first);
   }
+  if (auto it = draws_.find(first); it != draws_.end() && it->second != k) {
+    mark_broken(
+        "two random generators handed out the same offset before an op used it; the "
+        "capture cannot tell which one the op draws from");
+    return;
+  }
   GeneratorUse& use = g_.generators[static_cast<size_t>(k)];
   const uint64_t base = generator_base_[static_cast<size_t>(k)];
   if (first < base) {

@@ -8,6 +8,7 @@
 #include "plexus/graph.h"
 #include "plexus/nn.h"
 #include "plexus/ops.h"
+#include "plexus/ops_random.h"
 #include "plexus/optim.h"
 #include "plexus/profiler.h"
 #include "plexus/random.h"
@@ -242,6 +243,28 @@ TEST_CASE("compile: random draws replay with the generator's next positions, as 
   ge.manual_seed(11);
   Tensor x = random_tensor({5, 7}, 99);
   CHECK(max_abs_diff(f(x), body(x, ge)) == 0);
+}
+
+TEST_CASE("compile: two generators handing out one offset before it is used run eagerly",
+          "[graph]") {
+  // Both draws come before the ops: the capture cannot tell which offset is
+  // whose, so the function runs eagerly (and right) rather than guess.
+  auto body = [](const Tensor& x, Generator& a, Generator& b) {
+    const uint64_t oa = a.advance(7), ob = b.advance(7);
+    Tensor u = empty({7});
+    uniform_(u, 0, 1, a.seed(), oa);
+    Tensor v = empty({7});
+    uniform_(v, 0, 1, b.seed(), ob);
+    return add(add(x, u), v);
+  };
+  Generator a1(1), b1(2), a2(1), b2(2);
+  auto f = compile([&](const Tensor& x) { return body(x, a1, b1); });
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = random_tensor({7}, uint64_t(i));
+    CHECK(max_abs_diff(f(x), body(x, a2, b2)) == 0);
+  }
+  CHECK(f.stats().replays == 0);
+  CHECK_THAT(f.compiled().eager_reason(), Contains("two random generators"));
 }
 
 TEST_CASE("compile: a training step with Dropout replays and matches eager", "[graph]") {

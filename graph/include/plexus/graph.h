@@ -115,6 +115,8 @@ struct Arg {
 
 // A random generator the call drew from, and how many positions it took:
 // each replay takes as many, so compiled and eager calls draw the same stream.
+// The generator must outlive the compiled function (a module's own, such as
+// Dropout's, lives as long as the module the function uses).
 struct GeneratorUse {
   Generator* gen = nullptr;
   uint64_t drawn = 0;
