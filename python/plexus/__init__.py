@@ -15,7 +15,7 @@ from ._plexus import (  # noqa: F401
     Device, Generator, Runtime, Tensor, CompiledFunction, CompileStats, arange, bernoulli_, compile,
     default_generator, empty, normal_, uniform_,
     from_dlpack, from_numpy, full, is_grad_enabled, load_safetensors, manual_seed, ones, ones_like, plugins,
-    rand, randn, randperm, runtime, save_safetensors, set_grad_enabled, tensor, zeros,
+    rand, randn, randperm, runtime, save_safetensors, set_grad_enabled, tensor, trace, zeros,
     zeros_like)
 from ._plexus import dtype  # noqa: F401
 

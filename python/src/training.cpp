@@ -269,6 +269,36 @@ void bind_training(py::module_& m) {
         py::arg("names") = py::none(), py::arg("max_captures") = 4, py::arg("verify_every") = 0,
         "Captures fn's ops (forward, backward, optimizer) as a graph once two calls agree, then "
         "replays it. backend(table) sees each graph's printed table.");
+  m.def(
+      "trace",
+      [](py::function fn, py::args inputs, bool run_kernels, py::object names) {
+        std::vector<Tensor> in;
+        for (py::handle a : inputs) {
+          if (!py::isinstance<Tensor>(a)) throw py::type_error("trace takes tensors as inputs");
+          in.push_back(a.cast<Tensor>());
+        }
+        graph::TraceOptions o;
+        o.run_kernels = run_kernels;
+        if (!names.is_none()) o.names = named(names);
+        graph::Graph g = graph::trace(
+            [&fn](std::span<const Tensor> t) {
+              py::tuple args(t.size());
+              for (size_t i = 0; i < t.size(); ++i) args[i] = py::cast(t[i]);
+              py::object r = fn(*args);
+              std::vector<Tensor> out;
+              if (py::isinstance<Tensor>(r))
+                out.push_back(r.cast<Tensor>());
+              else if (!r.is_none())
+                for (py::handle e : r) out.push_back(e.cast<Tensor>());
+              return out;
+            },
+            in, o);
+        return g.str();
+      },
+      py::arg("fn"), py::kw_only(), py::arg("run_kernels") = false, py::arg("names") = py::none(),
+      "The printed table of the graph of fn(*inputs), captured once. Without run_kernels no "
+      "kernel runs (meta functions give each result's dtype and shape): parameters and "
+      "optimizer state are left as they were, and gradients fn set are cleared.");
 
   m.def("save_safetensors", [](const std::string& path, std::map<std::string, Tensor> tensors,
                                std::map<std::string, std::string> metadata) {

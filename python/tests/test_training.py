@@ -135,6 +135,31 @@ def test_compile_reports_a_graph_break():
     assert "item()" in f.eager_reason
 
 
+def test_trace_prints_a_step_without_running_it():
+    gen = px.Generator(5)
+    model = SimpleNN(gen)
+    opt = px.optim.Adam(list(model.named_parameters()), lr=1e-2, capturable=True)
+    before = model.fc1.weight.detach().numpy().copy()
+
+    def step(x, y):
+        loss = px.mse_loss(model(x), y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        return loss
+
+    x, y = px.randn(8, 10), px.randn(8, 1)
+    table = px.trace(step, x, y, names=list(model.named_parameters()))
+    assert "addmm" in table and "threshold_backward" in table and "fc1_weight" in table
+    # Nothing ran: the weights are as they were and no gradient is left.
+    np.testing.assert_array_equal(model.fc1.weight.detach().numpy(), before)
+    assert model.fc1.weight.grad is None
+    with pytest.raises(TypeError):
+        px.trace(step, x, 3)
+    with pytest.raises(NotImplementedError, match="item"):
+        px.trace(lambda t: t * t.sum().item(), x)
+
+
 def test_safetensors_round_trip(tmp_path):
     t = {"w": px.randn(3, 4), "i": px.arange(5)}
     px.save_safetensors(str(tmp_path / "m.safetensors"), t, {"format": "pt"})
