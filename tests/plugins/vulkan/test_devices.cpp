@@ -1,9 +1,10 @@
-// The vulkan plugin's devices: lavapipe (installed by setup.sh, as in CI)
-// shows as an emulated device, the plugin option exclude_cpu_devices leaves
+// The vulkan plugin's devices: they open on first use; lavapipe (installed
+// by setup.sh, as in CI) shows as an emulated device, the plugin option exclude_cpu_devices leaves
 // it out, with the reason, and max_device_memory makes it small enough to
 // fill (the out-of-memory test).
 #define CATCH_CONFIG_MAIN
 #include <catch2/catch.hpp>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -38,7 +39,31 @@ plexus::DeviceBackend& vulkan_backend() {
   return plexus::device_backend(plexus::Device::parse("vulkan:0").type);
 }
 
+// Whether the Vulkan loader is mapped into this process.
+bool vulkan_loader_mapped() {
+  std::ifstream maps("/proc/self/maps");
+  std::string line;
+  while (std::getline(maps, line))
+    if (line.find("libvulkan.so") != std::string::npos) return true;
+  return false;
+}
+
 }  // namespace
+
+TEST_CASE("the plugin opens Vulkan on first use of its devices, not when it loads") {
+  REQUIRE_FALSE(vulkan_loader_mapped());
+  load_vulkan({});
+  CHECK_FALSE(vulkan_loader_mapped());  // loading costs no instance
+  CHECK(vulkan_backend().device_count() > 0);
+  CHECK(vulkan_loader_mapped());
+  plexus::unload_plugins();
+}
+
+TEST_CASE("a process that never uses vulkan never opens it, unloading included") {
+  load_vulkan({});
+  plexus::unload_plugins();
+  CHECK_FALSE(vulkan_loader_mapped());
+}
 
 TEST_CASE("lavapipe is a vulkan device of kind emulated") {
   load_vulkan({});
