@@ -218,50 +218,15 @@ int fold_constants(Graph& g) {
       if (a.generator >= 0) foldable = false;
     }
     if (!foldable || !any_tensor) continue;
-    // Values refer to tensors (they do not own them): these hold them.
-    std::vector<Value> args;
-    std::deque<Tensor> tensors;
-    std::deque<std::vector<Tensor>> lists;
+    std::vector<Tensor> vals(g.values.size());
     for (const Arg& a : n.args) {
-      switch (a.kind) {
-        case Arg::Kind::None:
-          args.push_back(Value());
-          break;
-        case Arg::Kind::Value:
-          args.push_back(Value::tensor(tensors.emplace_back(tensor_of(a.value))));
-          break;
-        case Arg::Kind::ValueList: {
-          std::vector<Tensor>& l = lists.emplace_back();
-          for (int v : a.values) l.push_back(tensor_of(v));
-          args.push_back(Value::tensor_list(l));
-          break;
-        }
-        case Arg::Kind::Scalar:
-          args.push_back(Value::scalar(a.scalar));
-          break;
-        case Arg::Kind::Int:
-          args.push_back(Value::integer(a.i));
-          break;
-        case Arg::Kind::IntList:
-          args.push_back(Value::int_list(a.ints));
-          break;
-        case Arg::Kind::Double:
-          args.push_back(Value::real(a.d));
-          break;
-        case Arg::Kind::Bool:
-          args.push_back(Value::boolean(a.b));
-          break;
-        case Arg::Kind::String:
-          args.push_back(Value::string(a.str));
-          break;
-        case Arg::Kind::DType:
-          args.push_back(Value::dtype(a.dtype));
-          break;
-        case Arg::Kind::Device:
-          args.push_back(Value::device(a.device));
-          break;
-      }
+      if (a.kind == Arg::Kind::Value) vals[static_cast<size_t>(a.value)] = tensor_of(a.value);
+      if (a.kind == Arg::Kind::ValueList)
+        for (int v : a.values) vals[static_cast<size_t>(v)] = tensor_of(v);
     }
+    std::vector<Value> args;
+    std::deque<std::vector<Tensor>> lists;
+    for (const Arg& a : n.args) args.push_back(bind_arg(a, vals, lists));
     DispatchKeys keys;
     keys.device = n.device;
     Tensor r = Dispatcher::get().redispatch(*n.op, keys, args);

@@ -1,6 +1,9 @@
 // Graph passes, run on a capture before it is compiled.
 #pragma once
 
+#include <deque>
+#include <vector>
+
 #include "plexus/graph.h"
 #include "plexus/op.h"
 
@@ -37,6 +40,12 @@ void for_each_written(const Node& n, F&& f) {
       for (int v : n.args[i].values) f(v);
   }
 }
+
+// The Value an argument passes: a tensor argument refers to vals[value]
+// (Values do not own tensors: vals must outlive it and not reallocate); a
+// tensor list is kept in `lists`. (plan.cpp)
+Value bind_arg(const Arg& a, const std::vector<Tensor>& vals,
+               std::deque<std::vector<Tensor>>& lists);
 
 // Removes ops whose work nobody observes: pure ops (no Tensor(a!) argument)
 // whose result is never read, and writes into memory made during the call

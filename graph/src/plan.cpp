@@ -19,7 +19,6 @@
 #include "plugin/trampoline.h"
 
 namespace plexus::graph {
-namespace {
 
 Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::vector<Tensor>>& lists) {
   switch (a.kind) {
@@ -41,8 +40,6 @@ Value bind_arg(const Arg& a, const std::vector<Tensor>& vals, std::deque<std::ve
   }
   return Value();
 }
-
-}  // namespace
 
 // A Fused node compiled by its device's plugin (ABI 1.1): the handle, and the
 // plan values bound to its inputs and outputs at each run.
