@@ -81,7 +81,7 @@ py::object dlpack(const Tensor& self, py::object stream, py::object max_version,
             t.device().str(), want.first, want.second, have.device_type, have.device_id));
     }
   }
-  if (!copied) order_for_consumer(t, stream);
+  const bool host_copy = copied;  // made synchronously: nothing left to order
   if (!copy.is_none() && copy.cast<bool>() && !copied) {
     py::gil_scoped_release release;
     t = t.clone();
@@ -92,13 +92,20 @@ py::object dlpack(const Tensor& self, py::object stream, py::object max_version,
     auto v = max_version.cast<std::pair<int, int>>();
     versioned = v.first >= 1;
   }
+  // The capsule first: a device or dtype DLPack cannot carry fails here,
+  // before any wait for the device. The capsule frees what it holds if the
+  // ordering below throws.
+  py::capsule capsule;
   try {
-    if (versioned) return make_capsule(to_dlpack_versioned(t, false, copied), "dltensor_versioned");
-    return make_capsule(to_dlpack(t), "dltensor");
+    capsule = versioned ? make_capsule(to_dlpack_versioned(t, false, copied), "dltensor_versioned")
+                        : make_capsule(to_dlpack(t), "dltensor");
   } catch (const Error& e) {  // a device or dtype DLPack cannot carry: the protocol's error
     if (e.code() != ErrorCode::Unsupported) throw;
     throw py::buffer_error(e.what());
   }
+  // After the clone, if any: the consumer must see it finished.
+  if (!host_copy) order_for_consumer(t, stream);
+  return capsule;
 }
 
 // The stream plexus asks a gpu producer to order its work for: the current
