@@ -34,12 +34,11 @@ void* g_runtime = nullptr;  // libplexus-hip_runtime.so, when opened
 const plexus_plugin_info* g_runtime_info = nullptr;
 
 // Opens the runtime library beside this one; fails naming what is wrong.
-void open_runtime() {
-  Dl_info self{};
-  if (!dladdr(reinterpret_cast<void*>(&open_runtime), &self) || !self.dli_fname)
-    sdk::fail(PLEXUS_ERROR_INTERNAL, "hip: cannot find the plugin's own directory");
-  std::string path = self.dli_fname;
-  path = path.substr(0, path.find_last_of('/') + 1) + "libplexus-hip_runtime.so";
+void open_runtime(const plexus_host_api* host) {
+  const std::string dir = sdk::plugin_directory(host);
+  if (dir.empty())
+    sdk::fail(PLEXUS_ERROR_INTERNAL, "hip: the host does not say the plugin's directory");
+  const std::string path = dir + "/libplexus-hip_runtime.so";
   void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!lib) {
     const char* e = dlerror();
@@ -59,7 +58,7 @@ void open_runtime() {
 plexus_status init(const plexus_host_api* host, void** state) {
   if (access("/dev/kfd", F_OK) != 0)
     return sdk::init_backend<NoDevices>(host, state, "hip", [](NoDevices&) {});
-  plexus_status st = sdk::guard(host, [] { open_runtime(); });
+  plexus_status st = sdk::guard(host, [host] { open_runtime(host); });
   if (st != PLEXUS_OK) return st;
   return g_runtime_info->init(host, state);
 }

@@ -1,5 +1,5 @@
 // The plugin's side of run-time GLSL: libplexus-vulkan-glsl.so (glsl/compiler.cpp),
-// found beside the plugin's own library and opened on the first compile.
+// found in the plugin's directory and opened on the first compile.
 #include "glsl.h"
 
 #include <dlfcn.h>
@@ -20,14 +20,8 @@ struct Compiler {
   FreeFn free = nullptr;
   std::string error;  // why it cannot be used; empty when it can
 
-  Compiler() {
-    Dl_info info{};
-    if (!dladdr(reinterpret_cast<void*>(&compile_compute_glsl), &info) || !info.dli_fname) {
-      error = "cannot find the vulkan plugin's own directory";
-      return;
-    }
-    std::string path = info.dli_fname;
-    path = path.substr(0, path.find_last_of('/') + 1) + "libplexus-vulkan-glsl.so";
+  explicit Compiler(const std::string& directory) {
+    const std::string path = directory + "/libplexus-vulkan-glsl.so";
     // Never closed: compiled shaders may be made until the process ends.
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
@@ -43,8 +37,9 @@ struct Compiler {
 
 }  // namespace
 
-std::vector<uint32_t> compile_compute_glsl(const std::string& source, const std::string& name) {
-  static Compiler c;
+std::vector<uint32_t> compile_compute_glsl(const std::string& plugin_directory,
+                                           const std::string& source, const std::string& name) {
+  static Compiler c(plugin_directory);
   if (!c.error.empty())
     sdk::fail(PLEXUS_ERROR_UNSUPPORTED, "vulkan: no GLSL compiler: {}", c.error);
   void* spirv = nullptr;

@@ -16,9 +16,12 @@ namespace plexus::vulkan {
 const char* glsl_header(const char* name);
 
 // SPIR-V of a compute shader (Vulkan 1.2 semantics, optimized for speed).
-// Throws UNSUPPORTED when libplexus-vulkan-glsl.so cannot be opened, INTERNAL with
+// The compiler library is opened from `plugin_directory` (the plugin's own,
+// sdk::plugin_directory) on the first call. Throws UNSUPPORTED when
+// libplexus-vulkan-glsl.so cannot be opened, INTERNAL with
 // the compiler's messages when the source does not compile; `name` is the
 // file name those messages use.
-std::vector<uint32_t> compile_compute_glsl(const std::string& source, const std::string& name);
+std::vector<uint32_t> compile_compute_glsl(const std::string& plugin_directory,
+                                           const std::string& source, const std::string& name);
 
 }  // namespace plexus::vulkan

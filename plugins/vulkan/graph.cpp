@@ -38,8 +38,9 @@ namespace {
 using Kind = sdk::FusedRegister::Kind;
 using Code = sdk::FusedCode;
 
-// The host's push-descriptor guarantee (maxPushDescriptors is at least 32)
-// and the packed variant's push constants (n, then each input's first texel).
+// Vulkan's least maxPushDescriptors (every device with push descriptors
+// offers 32), and the packed variant's push constants (n, then each input's
+// first texel).
 constexpr size_t kMaxPackedBindings = 32;
 constexpr size_t kMaxPackedInputs = Pipelines::kPushConstantBytes / 4 - 1;
 
@@ -410,9 +411,10 @@ plexus_status compile(void*, const plexus_graph* g, void** out) {
     c->num_inputs = size_t(g->num_inputs);
     c->num_outputs = size_t(g->num_outputs);
     Pipelines& pipes = c->dev->pipelines();
+    const std::string dir = sdk::plugin_directory(g_context.host);
     const std::string name = fmt::format("fused chain of {} ops", g->num_nodes);
     c->general =
-        pipes.build(compile_compute_glsl(general_source(p, c->num_inputs), "general " + name),
+        pipes.build(compile_compute_glsl(dir, general_source(p, c->num_inputs), "general " + name),
                     pipes.layout(), name);
     const DeviceInfo& info = c->dev->info();
     bool packable = info.packed && c->num_inputs <= kMaxPackedInputs &&
@@ -424,7 +426,7 @@ plexus_status compile(void*, const plexus_graph* g, void** out) {
     if (packable) {
       make_packed_layout(*c, c->num_outputs, c->num_inputs);
       c->packed =
-          pipes.build(compile_compute_glsl(packed_source(p, c->num_inputs), "packed " + name),
+          pipes.build(compile_compute_glsl(dir, packed_source(p, c->num_inputs), "packed " + name),
                       c->packed_layout, name);
     }
     *out = c.release();

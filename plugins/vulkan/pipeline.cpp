@@ -74,17 +74,24 @@ VkPipeline Pipelines::get(const char* module, std::initializer_list<int32_t> spe
     entries.push_back({i, uint32_t(i * sizeof(int32_t)), sizeof(int32_t)});
   VkSpecializationInfo si{uint32_t(entries.size()), entries.data(), values.size() * sizeof(int32_t),
                           values.data()};
+  VkPipeline p =
+      create(sm, entries.empty() ? nullptr : &si, packed ? packed_layout_ : layout_, key);
+  pipelines_[key] = p;
+  return p;
+}
+
+VkPipeline Pipelines::create(VkShaderModule module, const VkSpecializationInfo* spec,
+                             VkPipelineLayout layout, const std::string& what) {
   VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
   pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
   pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  pi.stage.module = sm;
+  pi.stage.module = module;
   pi.stage.pName = "main";
-  pi.stage.pSpecializationInfo = entries.empty() ? nullptr : &si;
-  pi.layout = packed ? packed_layout_ : layout_;
+  pi.stage.pSpecializationInfo = spec;
+  pi.layout = layout;
   VkPipeline p = VK_NULL_HANDLE;
   vk_check(vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &pi, nullptr, &p),
-           (std::string("vkCreateComputePipelines(") + key + ")").c_str());
-  pipelines_[key] = p;
+           ("vkCreateComputePipelines(" + what + ")").c_str());
   return p;
 }
 
@@ -95,16 +102,14 @@ VkPipeline Pipelines::build(const std::vector<uint32_t>& spirv, VkPipelineLayout
   ci.pCode = spirv.data();
   VkShaderModule sm = VK_NULL_HANDLE;
   vk_check(vkCreateShaderModule(dev_, &ci, nullptr, &sm), "vkCreateShaderModule");
-  VkComputePipelineCreateInfo pi{VK_STRUCTURE_TYPE_COMPUTE_PIPELINE_CREATE_INFO};
-  pi.stage = {VK_STRUCTURE_TYPE_PIPELINE_SHADER_STAGE_CREATE_INFO};
-  pi.stage.stage = VK_SHADER_STAGE_COMPUTE_BIT;
-  pi.stage.module = sm;
-  pi.stage.pName = "main";
-  pi.layout = layout;
   VkPipeline p = VK_NULL_HANDLE;
-  VkResult r = vkCreateComputePipelines(dev_, VK_NULL_HANDLE, 1, &pi, nullptr, &p);
+  try {
+    p = create(sm, nullptr, layout, what);
+  } catch (...) {
+    vkDestroyShaderModule(dev_, sm, nullptr);
+    throw;
+  }
   vkDestroyShaderModule(dev_, sm, nullptr);
-  vk_check(r, ("vkCreateComputePipelines(" + what + ")").c_str());
   return p;
 }
 

@@ -35,6 +35,9 @@ class Pipelines {
                    const std::string& what);
 
  private:
+  VkPipeline create(VkShaderModule module, const VkSpecializationInfo* spec,
+                    VkPipelineLayout layout, const std::string& what);
+
   VkDevice dev_;
   VkPipelineLayout layout_ = VK_NULL_HANDLE;
   VkDescriptorSetLayout packed_set_ = VK_NULL_HANDLE;

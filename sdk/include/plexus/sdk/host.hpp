@@ -39,6 +39,16 @@ inline void define_op(const plexus_host_api* host, const char* schema) {
   check(host->define_op(host->host_ctx, schema), std::string("define_op(\"") + schema + "\")");
 }
 
+// The absolute directory the plugin's library was loaded from (no trailing
+// slash), for files shipped beside it; empty when the host does not say.
+inline std::string plugin_directory(const plexus_host_api* host) {
+  const bool known = host->struct_size >=
+                     offsetof(plexus_host_api, plugin_directory) + sizeof(host->plugin_directory);
+  const char* d =
+      known && host->plugin_directory ? host->plugin_directory(host->host_ctx) : nullptr;
+  return d ? std::string(d) : std::string();
+}
+
 // A per-plugin option from the application's configuration, or `fallback`.
 inline std::string option(const plexus_host_api* host, const char* key,
                           const std::string& fallback = {}) {
