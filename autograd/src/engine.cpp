@@ -6,6 +6,7 @@
 #include <chrono>
 #include <functional>
 #include <queue>
+#include <set>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -18,15 +19,22 @@
 namespace plexus::autograd {
 namespace {
 
-// Runs the node; with the profiler on, its time (the backward ops it
-// dispatched included) is recorded under its name as backward work.
-std::vector<Tensor> apply_node(Node& n, const Tensor& g) {
-  if (!profiler::enabled()) return n.apply(g);
+// Runs the node on its slots' gradients; with the profiler on, its time
+// (the backward ops it dispatched included) is recorded under its name as
+// backward work.
+std::vector<Tensor> apply_node(Node& n, std::vector<Tensor>& g) {
+  if (!profiler::enabled()) return n.apply_slots(g);
+  Device device;
+  for (const Tensor& t : g)
+    if (t.defined()) {
+      device = t.device();
+      break;
+    }
   auto start = std::chrono::steady_clock::now();
-  std::vector<Tensor> out = n.apply(g);
+  std::vector<Tensor> out = n.apply_slots(g);
   auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(
                 std::chrono::steady_clock::now() - start).count();
-  profiler::record(n.name(), g.device(), static_cast<uint64_t>(ns));
+  profiler::record(n.name(), device, static_cast<uint64_t>(ns));
   return out;
 }
 
@@ -57,34 +65,40 @@ Tensor root_gradient(const Tensor& root, const Tensor& given, size_t i) {
   return given;
 }
 
-// Counts, for every node reachable from the roots, the edges that reach it.
-std::unordered_map<Node*, int> dependencies(const std::vector<Edge>& roots) {
+struct Run {
+  std::vector<Edge> roots;
+  std::vector<Tensor> root_grads;
+  bool retain_graph = false;
+  // autograd::grad and gradients_at: the (node, slot)s whose incoming
+  // gradient is captured into (*captured)[index].
+  std::unordered_map<Node*, std::vector<std::pair<uint32_t, size_t>>> capture;
+  std::vector<Tensor>* captured = nullptr;
+  // gradients_at: captured nodes are a boundary; nothing at or past them runs.
+  bool stop_at_captured = false;
+};
+
+// Counts, for every node reachable from the roots, the edges that reach it
+// (not past a boundary). With `parents`, also who reaches whom.
+std::unordered_map<Node*, int> dependencies(const Run& r,
+                                            std::unordered_map<Node*, std::vector<Node*>>* parents) {
   std::unordered_map<Node*, int> deps;
   std::unordered_set<Node*> seen;
   std::vector<Node*> stack;
-  for (const Edge& e : roots)
+  for (const Edge& e : r.roots)
     if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
   while (!stack.empty()) {
     Node* n = stack.back();
     stack.pop_back();
+    if (r.stop_at_captured && r.capture.contains(n)) continue;
     for (const Edge& e : n->next()) {
       if (!e.valid()) continue;
       ++deps[e.fn.get()];
+      if (parents) (*parents)[e.fn.get()].push_back(n);
       if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
     }
   }
   return deps;
 }
-
-struct Run {
-  std::vector<Edge> roots;
-  std::vector<Tensor> root_grads;
-  bool retain_graph = false;
-  // autograd::grad: the nodes whose incoming gradient is captured instead of
-  // applied (leaves' accumulators are not run).
-  std::unordered_map<Node*, size_t> capture;
-  std::vector<Tensor>* captured = nullptr;
-};
 
 // The callbacks queued during the backward pass running on this thread.
 thread_local std::vector<std::function<void()>>* t_callbacks = nullptr;
@@ -99,16 +113,34 @@ void run(Run& r) {
   } restore{outer};
   NoGradGuard no_grad;  // backward ops record nothing (create_graph is not supported yet)
   profiler::BackwardScope backward_pass;  // the profiler tells these ops from the forward's
-  std::unordered_map<Node*, int> deps = dependencies(r.roots);
-  std::unordered_map<Node*, Tensor> buffers;
-  std::priority_queue<Node*, std::vector<Node*>, Later> ready;
-  auto deliver = [&](Node* n, const Tensor& g) {
-    if (g.defined()) {
-      Tensor& b = buffers[n];
-      b = b.defined() ? add(b, g) : g;
+  const bool capturing = r.captured != nullptr;
+  std::unordered_map<Node*, std::vector<Node*>> parents;
+  std::unordered_map<Node*, int> deps = dependencies(r, capturing ? &parents : nullptr);
+  // When gradients are captured, only nodes on a path to a captured one run:
+  // no other leaf's .grad changes (torch.autograd.grad does the same).
+  std::unordered_set<Node*> needed;
+  if (capturing) {
+    std::vector<Node*> stack;
+    for (const auto& [n, slots] : r.capture) stack.push_back(n);
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (Node* p : parents[n])
+        if (needed.insert(p).second) stack.push_back(p);
     }
+  }
+  std::unordered_map<Node*, std::vector<Tensor>> buffers;
+  std::priority_queue<Node*, std::vector<Node*>, Later> ready;
+  auto deliver = [&](Node* n, uint32_t slot, const Tensor& g) {
+    if (!g.defined()) return;
+    std::vector<Tensor>& b = buffers[n];
+    if (b.empty()) b.resize(n->num_inputs());
+    PLEXUS_CHECK(slot < b.size(), ErrorCode::Internal,
+                 "backward: a gradient for slot {} of {}, which has {}", slot, n->name(), b.size());
+    b[slot] = b[slot].defined() ? add(b[slot], g) : g;
   };
-  for (size_t i = 0; i < r.roots.size(); ++i) deliver(r.roots[i].fn.get(), r.root_grads[i]);
+  for (size_t i = 0; i < r.roots.size(); ++i)
+    deliver(r.roots[i].fn.get(), r.roots[i].input_nr, r.root_grads[i]);
   for (const Edge& e : r.roots)
     if (deps[e.fn.get()] == 0) ready.push(e.fn.get());
   std::unordered_set<Node*> queued;
@@ -116,24 +148,29 @@ void run(Run& r) {
     Node* n = ready.top();
     ready.pop();
     if (!queued.insert(n).second) continue;
-    Tensor g = std::move(buffers[n]);
+    std::vector<Tensor> g = std::move(buffers[n]);
     buffers.erase(n);
-    for (auto& hook : n->pre_hooks()) {
-      if (!g.defined()) break;
-      Tensor replaced = hook(g);
-      if (replaced.defined()) g = replaced;
-    }
-    std::vector<Tensor> out;
+    g.resize(n->num_inputs());
+    for (uint32_t slot = 0; slot < n->pre_hook_slots() && slot < g.size(); ++slot)
+      for (auto& hook : n->pre_hooks(slot)) {
+        if (!g[slot].defined()) break;
+        Tensor replaced = hook(g[slot]);
+        if (replaced.defined()) g[slot] = replaced;
+      }
     if (auto c = r.capture.find(n); c != r.capture.end()) {
-      (*r.captured)[c->second] = g;
-      if (n->next().empty()) continue;  // a leaf's accumulator: not run
+      for (const auto& [slot, index] : c->second)
+        if (slot < g.size()) (*r.captured)[index] = g[slot];
+      if (r.stop_at_captured) continue;  // a boundary: its edges were not counted
     }
-    if (g.defined()) out = apply_node(*n, g);
+    bool any = false;
+    for (const Tensor& t : g) any = any || t.defined();
+    std::vector<Tensor> out;
+    if (any && (!capturing || needed.contains(n))) out = apply_node(*n, g);
     if (!r.retain_graph) n->release();
     for (size_t i = 0; i < n->next().size(); ++i) {
       const Edge& e = n->next()[i];
       if (!e.valid()) continue;
-      if (i < out.size()) deliver(e.fn.get(), out[i]);
+      if (i < out.size()) deliver(e.fn.get(), e.input_nr, out[i]);
       if (--deps[e.fn.get()] == 0) ready.push(e.fn.get());
     }
   }
@@ -153,6 +190,18 @@ Edge root_edge(const Tensor& t, size_t i) {
   return e;
 }
 
+// A run from `outputs`, each with its given (or implied) gradient.
+Run rooted_run(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
+               bool retain_graph) {
+  Run r;
+  r.retain_graph = retain_graph;
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    r.roots.push_back(root_edge(outputs[i], i));
+    r.root_grads.push_back(root_gradient(outputs[i], i < grads.size() ? grads[i] : Tensor(), i));
+  }
+  return r;
+}
+
 }  // namespace
 
 void queue_callback(std::function<void()> callback) {
@@ -163,12 +212,7 @@ void queue_callback(std::function<void()> callback) {
 
 void backward(const std::vector<Tensor>& outputs, const std::vector<Tensor>& grads,
               bool retain_graph) {
-  Run r;
-  r.retain_graph = retain_graph;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    r.roots.push_back(root_edge(outputs[i], i));
-    r.root_grads.push_back(root_gradient(outputs[i], i < grads.size() ? grads[i] : Tensor(), i));
-  }
+  Run r = rooted_run(outputs, grads, retain_graph);
   run(r);
 }
 
@@ -183,19 +227,13 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs, bool retain_graph,
                          bool allow_unused, bool create_graph) {
   refuse_create_graph(create_graph, "grad");
-  Run r;
-  r.retain_graph = retain_graph;
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    r.roots.push_back(root_edge(outputs[i], i));
-    r.root_grads.push_back(
-        root_gradient(outputs[i], i < grad_outputs.size() ? grad_outputs[i] : Tensor(), i));
-  }
+  Run r = rooted_run(outputs, grad_outputs, retain_graph);
   std::vector<Tensor> result(inputs.size());
   for (size_t i = 0; i < inputs.size(); ++i) {
     Edge e = gradient_edge(inputs[i]);
     PLEXUS_CHECK(e.valid(), ErrorCode::InvalidArgument,
                  "grad: input {} ({}) does not require grad", i, inputs[i].str());
-    r.capture.emplace(e.fn.get(), i);
+    r.capture[e.fn.get()].emplace_back(e.input_nr, i);
   }
   r.captured = &result;
   run(r);
@@ -206,6 +244,46 @@ std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<T
                  i, inputs[i].str());
     if (result[i].defined()) result[i] = conform(result[i], InputInfo::of(inputs[i]), *r.roots[0].fn);
   }
+  return result;
+}
+
+std::vector<Edge> boundary_edges(const std::vector<Tensor>& outputs, uint64_t since) {
+  std::vector<Edge> found;
+  std::set<std::pair<Node*, uint32_t>> found_set;
+  std::unordered_set<Node*> seen;
+  std::vector<Node*> stack;
+  auto visit = [&](const Edge& e) {
+    if (!e.valid()) return;
+    // Older nodes, and leaves' accumulators (the only nodes without edges),
+    // are outside; newer nodes are walked through.
+    if (e.fn->sequence() < since || e.fn->next().empty()) {
+      if (found_set.emplace(e.fn.get(), e.input_nr).second) found.push_back(e);
+      return;
+    }
+    if (seen.insert(e.fn.get()).second) stack.push_back(e.fn.get());
+  };
+  for (const Tensor& t : outputs) {
+    visit(gradient_edge(t));
+    while (!stack.empty()) {
+      Node* n = stack.back();
+      stack.pop_back();
+      for (const Edge& e : n->next()) visit(e);
+    }
+  }
+  return found;
+}
+
+std::vector<Tensor> gradients_at(const std::vector<Tensor>& outputs, const std::vector<Edge>& edges,
+                                 const std::vector<Tensor>& grad_outputs, bool retain_graph) {
+  Run r = rooted_run(outputs, grad_outputs, retain_graph);
+  r.stop_at_captured = true;
+  std::vector<Tensor> result(edges.size());
+  for (size_t i = 0; i < edges.size(); ++i) {
+    PLEXUS_CHECK(edges[i].valid(), ErrorCode::InvalidArgument, "gradients_at: edge {} is invalid", i);
+    r.capture[edges[i].fn.get()].emplace_back(edges[i].input_nr, i);
+  }
+  r.captured = &result;
+  run(r);
   return result;
 }
 

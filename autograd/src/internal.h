@@ -20,13 +20,6 @@ inline bool requires_grad(const Tensor& t) {
   return m && m->requires_grad;
 }
 
-// Where a gradient for t goes: its grad_fn, or its leaf accumulator; invalid
-// when t does not require grad.
-Edge gradient_edge(const Tensor& t);
-
-// Makes `t` the output of `fn`: requires grad, not a leaf.
-void set_history(const Tensor& t, std::shared_ptr<Node> fn);
-
 // Installs the autograd dispatch layer and the view hook (once). Until a
 // tensor first requires grad, no op pays for autograd.
 void install();

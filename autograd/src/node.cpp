@@ -70,7 +70,7 @@ AutogradMeta& meta_of(const Tensor& t) {
 Edge gradient_edge(const Tensor& t) {
   AutogradMeta* m = meta_if(t);
   if (!m || !m->requires_grad) return {};
-  if (m->grad_fn) return {m->grad_fn, 0};
+  if (m->grad_fn) return {m->grad_fn, m->output_nr};
   std::shared_ptr<Node> acc = m->accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t.impl(), t.impl()->autograd);
@@ -79,10 +79,18 @@ Edge gradient_edge(const Tensor& t) {
   return {acc, 0};
 }
 
-void set_history(const Tensor& t, std::shared_ptr<Node> fn) {
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr) {
   AutogradMeta& m = meta_of(t);
   m.requires_grad = true;
   m.grad_fn = std::move(fn);
+  m.output_nr = output_nr;
+}
+
+uint64_t next_sequence() { return g_next_sequence.load(std::memory_order_relaxed); }
+
+std::vector<std::function<Tensor(const Tensor&)>>& Node::pre_hooks(uint32_t slot) {
+  if (pre_hooks_.size() <= slot) pre_hooks_.resize(slot + 1);
+  return pre_hooks_[slot];
 }
 
 Tensor sum_to(const Tensor& g, IntArrayRef sizes) {

@@ -72,8 +72,8 @@ size_t Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
   // A leaf's accumulator lives only while a graph refers to it: the leaf keeps it.
   AutogradMeta& m = autograd::meta_of(*this);
   if (!m.grad_fn) m.keep_accumulator = e.fn;
-  e.fn->pre_hooks().push_back(std::move(hook));
-  return e.fn->pre_hooks().size() - 1;
+  e.fn->pre_hooks(e.input_nr).push_back(std::move(hook));
+  return e.fn->pre_hooks(e.input_nr).size() - 1;
 }
 
 void Tensor::register_post_accumulate_grad_hook(std::function<void(const Tensor&)> hook) const {

@@ -8,7 +8,9 @@
 #include <mutex>
 
 #include "plexus/dispatcher.h"
+#include "plexus/autograd.h"
 #include "plexus/error.h"
+#include "plexus/factories.h"
 #include "plexus/random.h"
 
 namespace plexus::graph {
@@ -56,7 +58,10 @@ struct DepthScope {
 Capture* Capture::current() { return t_current; }
 
 Capture::Capture(std::span<const Tensor> inputs, const CompileOptions& options)
-    : start_serial_(StorageImpl::next_serial()), prev_(t_current) {
+    : start_serial_(StorageImpl::next_serial()),
+      start_sequence_(autograd::next_sequence()),
+      num_inputs_(static_cast<int>(inputs.size())),
+      prev_(t_current) {
   install();
   for (const auto& [name, t] : options.names)
     if (t.defined()) names_.emplace(t.storage().get(), name);
@@ -74,6 +79,7 @@ Capture::Capture(std::span<const Tensor> inputs, const CompileOptions& options)
     r.base_offset = t.storage_offset();
     add_root(std::move(r), t, NodeKind::Placeholder, fmt::format("input_{}", i));
   }
+  for (const Tensor& t : inputs) input_edges_.push_back(autograd::gradient_edge(t));
   t_current = this;
   thread_layers_saved_ = std::make_unique<LayerGuard>(Layer::Trace, LayerGuard::Mode::Include);
 }
@@ -313,6 +319,60 @@ void Capture::on_generator_advance(Generator& gen, uint64_t first, uint64_t n) {
   draws_[first] = k;
 }
 
+void Capture::differentiate(std::span<const Tensor> outputs) {
+  if (!broken_.empty()) return;
+  std::vector<Tensor> results;
+  std::vector<int> which;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (outputs[i].defined() && outputs[i].requires_grad()) {
+      results.push_back(outputs[i]);
+      which.push_back(static_cast<int>(i));
+    }
+  if (results.empty()) return;
+  std::vector<autograd::Edge> edges = autograd::boundary_edges(results, start_sequence_);
+  if (edges.empty()) return;
+  // The gradients of the results are inputs of the backward part; their
+  // values do not matter for the capture.
+  std::vector<Tensor> seeds;
+  {
+    Capture* self = t_current;
+    t_current = nullptr;
+    try {
+      for (const Tensor& r : results) seeds.push_back(ones(r.sizes(), {r.dtype(), r.device()}));
+    } catch (...) {
+      t_current = self;
+      throw;
+    }
+    t_current = self;
+  }
+  add_node(NodeKind::Backward, "backward", -1);
+  for (size_t k = 0; k < seeds.size(); ++k) {
+    Root r{RootKind::Input, num_inputs_++, seeds[k].nbytes(), seeds[k].device(), {}, {}};
+    add_root(std::move(r), seeds[k], NodeKind::Placeholder, fmt::format("grad_{}", which[k]));
+  }
+  std::vector<Tensor> got;
+  try {
+    got = autograd::gradients_at(results, edges, seeds, /*retain_graph=*/true);
+  } catch (const Error& e) {
+    mark_broken(fmt::format("the backward of its results cannot be captured: {}", e.what()));
+    return;
+  }
+  if (!broken_.empty()) return;
+  g_.grad_results = which;
+  for (size_t k = 0; k < edges.size(); ++k) {
+    if (!got[k].defined()) continue;
+    GradTarget t;
+    for (size_t i = 0; i < input_edges_.size(); ++i)
+      if (input_edges_[i].valid() && input_edges_[i].fn == edges[k].fn &&
+          input_edges_[i].input_nr == edges[k].input_nr)
+        t.input = static_cast<int>(i);
+    if (t.input < 0) t.edge = edges[k];
+    g_.grad_targets.push_back(std::move(t));
+    grads_.push_back(got[k]);
+  }
+  g_.forward_outputs = static_cast<int>(outputs.size());
+}
+
 Graph Capture::finish(std::span<const Tensor> outputs) {
   std::vector<int> outs;
   for (const Tensor& t : outputs) {
@@ -322,6 +382,7 @@ Graph Capture::finish(std::span<const Tensor> outputs) {
     }
     outs.push_back(value_of(t, Use::Read));
   }
+  for (const Tensor& t : grads_) outs.push_back(value_of(t, Use::Read));
   int index = add_node(NodeKind::Output, "output", -1);
   g_.nodes[static_cast<size_t>(index)].outputs = std::move(outs);
   keep_.clear();

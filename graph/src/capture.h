@@ -20,6 +20,11 @@ class Capture {
   Capture(const Capture&) = delete;
   Capture& operator=(const Capture&) = delete;
 
+  // Records the backward of the results that require grad (autograd runs it
+  // now, under capture, into gradient placeholders): the graph becomes
+  // differentiable. Does nothing when no result requires grad. A backward
+  // that cannot run breaks the graph.
+  void differentiate(std::span<const Tensor> outputs);
   // Records the function's results; returns the finished graph.
   Graph finish(std::span<const Tensor> outputs);
   // Why the capture cannot become a graph (a host read, ...); empty when it can.
@@ -54,6 +59,10 @@ class Capture {
   std::unordered_map<const StorageImpl*, std::string> names_;
   std::vector<Tensor> keep_;  // every tensor seen: no address is reused while recording
   uint64_t start_serial_;
+  uint64_t start_sequence_;                  // of autograd nodes: older ones are outside
+  int num_inputs_ = 0;
+  std::vector<autograd::Edge> input_edges_;  // each input's gradient edge, when it requires grad
+  std::vector<Tensor> grads_;                // differentiate(): the gradients, for finish()
   int depth_ = 0;
   std::string broken_;
   // Random draws: each generator's first position in this call (by its index

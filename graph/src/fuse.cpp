@@ -82,6 +82,12 @@ int fuse_elementwise(Graph& g) {
 
   for (size_t k = 0; k < g.nodes.size(); ++k) {
     const Node& n = g.nodes[k];
+    if (n.kind == NodeKind::Backward) {
+      // The forward and the backward part replay at different times: no
+      // chain spans both.
+      while (!open.empty()) close(open.size() - 1);
+      continue;
+    }
     if (n.kind == NodeKind::View || n.kind == NodeKind::Placeholder ||
         n.kind == NodeKind::GetAttr || n.kind == NodeKind::Constant || n.kind == NodeKind::Empty)
       continue;

@@ -41,6 +41,7 @@ std::string_view node_kind_name(NodeKind k) {
     case NodeKind::SetGrad: return "set_grad";
     case NodeKind::Output: return "output";
     case NodeKind::Fused: return "call_fused";
+    case NodeKind::Backward: return "backward";
   }
   return "?";
 }
@@ -174,6 +175,13 @@ std::string Graph::str() const {
         r.kwargs = fmt::format("{{'stores': [{}]}}", fmt::join(outs, ", "));
         break;
       }
+      case NodeKind::Backward: {
+        std::vector<std::string> results;
+        for (int k : grad_results) results.push_back(std::to_string(k));
+        r.target = "backward";
+        r.args = fmt::format("(results [{}],)", fmt::join(results, ", "));
+        break;
+      }
       case NodeKind::Output: {
         std::vector<std::string> names;
         for (int v : n.outputs) names.push_back(value_name(v));
@@ -264,6 +272,18 @@ std::string Graph::diff(const Graph& a, const Graph& b) {
   }
   if (nodes_a != nodes_b)
     return fmt::format("one call ran {} nodes and the next {}", nodes_a, nodes_b);
+  if (a.forward_outputs != b.forward_outputs || a.grad_results != b.grad_results)
+    return "the results that require grad differ between the calls";
+  if (a.grad_targets.size() != b.grad_targets.size())
+    return fmt::format("one call's backward reaches {} tensors and the next {}",
+                       a.grad_targets.size(), b.grad_targets.size());
+  for (size_t k = 0; k < a.grad_targets.size(); ++k) {
+    const GradTarget& x = a.grad_targets[k];
+    const GradTarget& y = b.grad_targets[k];
+    if (x.input != y.input || (x.input < 0 && (x.edge.fn != y.edge.fn ||
+                                               x.edge.input_nr != y.edge.input_nr)))
+      return fmt::format("gradient {} of the backward goes to another tensor in the next call", k);
+  }
   if (a.generators.size() != b.generators.size())
     return fmt::format("one call drew from {} random generators and the next from {}",
                        a.generators.size(), b.generators.size());

@@ -115,19 +115,36 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
   // (no copy); small ones are copied out (cheaper than running their ops
   // unprepared). Large inputs are read where the caller has them (no copy in).
   constexpr size_t kLarge = 256 * 1024;
+  // A differentiable graph: its forward's inputs are the placeholders before
+  // the Backward node (the rest are its results' gradients), and its
+  // forward's outputs the first forward_outputs.
+  {
+    size_t placeholders = 0;
+    bool backward = false;
+    for (const Node& n : g_.nodes) {
+      if (n.kind == NodeKind::Backward) backward = true;
+      if (n.kind == NodeKind::Placeholder && !backward) ++placeholders;
+    }
+    forward_inputs_ = g_.differentiable() ? placeholders : SIZE_MAX;
+  }
   fresh_.assign(g_.roots.size(), false);
+  fresh_phase_.assign(g_.roots.size(), 0);
   for (const Node& n : g_.nodes)
     if (n.kind == NodeKind::Output)
-      for (int v : n.outputs) {
-        int r = g_.values[static_cast<size_t>(v)].root;
+      for (size_t k = n.outputs.size(); k-- > 0;) {
+        int r = g_.values[static_cast<size_t>(n.outputs[k])].root;
         const Root& root = g_.roots[static_cast<size_t>(r)];
         if ((root.kind == RootKind::Result || root.kind == RootKind::Empty) &&
-            root.nbytes >= kLarge)
+            root.nbytes >= kLarge) {
           fresh_[static_cast<size_t>(r)] = true;
+          fresh_phase_[static_cast<size_t>(r)] =
+              g_.differentiable() && static_cast<int>(k) >= g_.forward_outputs ? 1 : 0;
+        }
       }
   bound_.assign(g_.roots.size(), false);
   for (size_t r = 0; r < g_.roots.size(); ++r)
     if (g_.roots[r].kind == RootKind::Input && g_.roots[r].nbytes >= kLarge && lo[r] == 0 &&
+        static_cast<size_t>(g_.roots[r].index) < forward_inputs_ &&  // gradients are copied in
         hi[r] <= extent(g_.values[static_cast<size_t>(g_.roots[r].value)])) {
       bound_[r] = true;
       fresh_[r] = true;  // its steps run unprepared too
@@ -194,7 +211,14 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
       s.prepared = Dispatcher::get().prepare(*s.op, n.device, s.args);
     steps_.push_back(std::move(s));
   };
+  std::set<int> backward_reads;  // roots the backward part reads
   for (const Node& n : g_.nodes) {
+    if (backward_step_ != SIZE_MAX)
+      for_each_value(n, [&](int v) { backward_reads.insert(g_.values[static_cast<size_t>(v)].root); });
+    if (n.kind == NodeKind::Backward) {
+      backward_step_ = steps_.size();
+      continue;
+    }
     if (n.kind == NodeKind::Placeholder) input_values_.push_back(n.value);
     if (n.kind == NodeKind::Output) outputs_ = n.outputs;
     if (n.kind == NodeKind::SetGrad) {
@@ -226,6 +250,20 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
     }
     check_write(n);
     add_call(n, static_cast<int>(&n - g_.nodes.data()));
+  }
+  if (g_.differentiable()) {
+    PLEXUS_CHECK(backward_step_ != SIZE_MAX && outputs_.size() >= static_cast<size_t>(g_.forward_outputs),
+                 ErrorCode::Internal, "a differentiable graph without its backward part");
+    forward_outputs_ = static_cast<size_t>(g_.forward_outputs);
+    // The caller holds this memory between the two parts, and may change it.
+    for (int r : backward_reads)
+      if (bound_[static_cast<size_t>(r)] ||
+          (fresh_[static_cast<size_t>(r)] && fresh_phase_[static_cast<size_t>(r)] == 0))
+        shared_roots_.push_back(r);
+  } else {
+    backward_step_ = steps_.size();
+    forward_inputs_ = input_values_.size();
+    forward_outputs_ = outputs_.size();
   }
 }
 
@@ -370,25 +408,8 @@ void Plan::run_step(Step& s) {
 }
 
 std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
-  LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
-  for (size_t r = 0; r < fresh_.size(); ++r) {
-    if (!fresh_[r] || bound_[r]) continue;
-    Storage s(new StorageImpl(g_.roots[r].device, g_.roots[r].nbytes));
-    for (int v : root_values_[r]) vals_[static_cast<size_t>(v)].impl()->storage = s;
-  }
-  for (size_t i = 0; i < input_values_.size(); ++i) {
-    const int r = g_.values[static_cast<size_t>(input_values_[i])].root;
-    if (!bound_[static_cast<size_t>(r)]) {
-      vals_[static_cast<size_t>(input_values_[i])].copy_(inputs[i]);
-      continue;
-    }
-    // The input's values become views of the caller's tensor.
-    for (int v : root_values_[static_cast<size_t>(r)]) {
-      TensorImpl* impl = vals_[static_cast<size_t>(v)].impl();
-      impl->storage = inputs[i].storage();
-      impl->offset = g_.values[static_cast<size_t>(v)].offset + inputs[i].storage_offset();
-    }
-  }
+  PLEXUS_CHECK(inputs.size() == forward_inputs_, ErrorCode::InvalidArgument,
+               "compiled graph: {} inputs, expected {}", inputs.size(), forward_inputs_);
   // Each replay takes the generators' next positions, as the eager call would.
   if (!g_.generators.empty()) {
     std::vector<uint64_t> base;
@@ -398,8 +419,62 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
         s.args[o.arg] = Value::integer(static_cast<int64_t>(base[static_cast<size_t>(o.generator)] +
                                                             static_cast<uint64_t>(o.relative)));
   }
+  forward_ran_ = false;
+  std::vector<Tensor> out = run_part(inputs, 0, 0, backward_step_, 0, forward_outputs_, 0);
+  shared_versions_.clear();
+  for (int r : shared_roots_) {
+    const Storage& st = vals_[static_cast<size_t>(root_values_[static_cast<size_t>(r)].front())].storage();
+    shared_versions_.emplace_back(st, st->version());
+  }
+  forward_ran_ = true;
+  return out;
+}
+
+std::vector<Tensor> Plan::run_backward(std::span<const Tensor> grads) {
+  PLEXUS_CHECK(g_.differentiable() && forward_ran_, ErrorCode::Internal,
+               "compiled graph: backward without a forward");
+  PLEXUS_CHECK(grads.size() == input_values_.size() - forward_inputs_, ErrorCode::Internal,
+               "compiled graph: {} gradients, expected {}", grads.size(),
+               input_values_.size() - forward_inputs_);
+  for (size_t k = 0; k < shared_roots_.size(); ++k) {
+    const auto& [st, version] = shared_versions_[k];
+    const Root& root = g_.roots[static_cast<size_t>(shared_roots_[k])];
+    PLEXUS_CHECK(st->version() == version, ErrorCode::InvalidArgument,
+                 "compiled function backward: {} was changed in place after the forward "
+                 "(version {}, expected {}), and the backward reads it; change a copy instead",
+                 root.kind == RootKind::Input ? fmt::format("input {}", root.index)
+                                              : "one of its results",
+                 st->version(), version);
+  }
+  return run_part(grads, forward_inputs_, backward_step_, steps_.size(), forward_outputs_,
+                  outputs_.size(), 1);
+}
+
+std::vector<Tensor> Plan::run_part(std::span<const Tensor> inputs, size_t first, size_t begin,
+                                   size_t end, size_t out_begin, size_t out_end, int phase) {
+  LayerGuard no_autograd(Layer::Autograd, LayerGuard::Mode::Exclude);
+  for (size_t r = 0; r < fresh_.size(); ++r) {
+    if (!fresh_[r] || bound_[r] || fresh_phase_[r] != phase) continue;
+    Storage s(new StorageImpl(g_.roots[r].device, g_.roots[r].nbytes));
+    for (int v : root_values_[r]) vals_[static_cast<size_t>(v)].impl()->storage = s;
+  }
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int value = input_values_[first + i];
+    const int r = g_.values[static_cast<size_t>(value)].root;
+    if (!bound_[static_cast<size_t>(r)]) {
+      vals_[static_cast<size_t>(value)].copy_(inputs[i]);
+      continue;
+    }
+    // The input's values become views of the caller's tensor.
+    for (int v : root_values_[static_cast<size_t>(r)]) {
+      TensorImpl* impl = vals_[static_cast<size_t>(v)].impl();
+      impl->storage = inputs[i].storage();
+      impl->offset = g_.values[static_cast<size_t>(v)].offset + inputs[i].storage_offset();
+    }
+  }
   if (profiler::enabled()) {
-    for (Step& s : steps_) {
+    for (size_t k = begin; k < end; ++k) {
+      Step& s = steps_[k];
       auto t0 = std::chrono::steady_clock::now();
       run_step(s);
       if (!s.label.empty())
@@ -409,21 +484,23 @@ std::vector<Tensor> Plan::run(std::span<const Tensor> inputs) {
                                                    .count()));
     }
   } else {
-    for (Step& s : steps_) run_step(s);
+    for (size_t k = begin; k < end; ++k) run_step(steps_[k]);
   }
-  for (size_t i = 0; i < input_values_.size(); ++i) {
-    const Tensor& v = vals_[static_cast<size_t>(input_values_[i])];
-    const size_t r = static_cast<size_t>(g_.values[static_cast<size_t>(input_values_[i])].root);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const int value = input_values_[first + i];
+    const Tensor& v = vals_[static_cast<size_t>(value)];
+    const size_t r = static_cast<size_t>(g_.values[static_cast<size_t>(value)].root);
     if (input_written_[r] && !bound_[r]) inputs[i].copy_(v);
   }
   std::vector<Tensor> out;
-  out.reserve(outputs_.size());
-  for (int v : outputs_) {
+  out.reserve(out_end - out_begin);
+  for (size_t k = out_begin; k < out_end; ++k) {
+    const int v = outputs_[k];
     const Tensor& t = vals_[static_cast<size_t>(v)];
     // Fresh memory is the caller's now (a handle of its own: the plan's
     // handle moves to new memory next time); anything else is copied.
     const size_t r = static_cast<size_t>(g_.values[static_cast<size_t>(v)].root);
-    out.push_back(fresh_[r] && !bound_[r]
+    out.push_back(fresh_[r] && !bound_[r] && fresh_phase_[r] == phase
                       ? Tensor::make(t.storage(), t.dtype(), t.sizes(), t.strides(),
                                      t.storage_offset())
                       : t.clone());

@@ -2,6 +2,7 @@
 // the ops with their arguments bound to it, ready to replay.
 #pragma once
 
+#include <cstdint>
 #include <deque>
 #include <memory>
 #include <span>
@@ -22,8 +23,15 @@ class Plan {
   Plan& operator=(const Plan&) = delete;
 
   // Replays the graph on new inputs (of the captured signature); returns the
-  // results as fresh tensors.
+  // results as fresh tensors. A differentiable graph replays its forward
+  // part only.
   std::vector<Tensor> run(std::span<const Tensor> inputs);
+  // Differentiable graphs: replays the backward part after run(), from the
+  // gradients of Graph::grad_results (defined, of the results' shapes and
+  // dtypes); returns the gradients for Graph::grad_targets. Throws when a
+  // tensor it reads from the forward (an input, a large result) was changed
+  // in place since.
+  std::vector<Tensor> run_backward(std::span<const Tensor> grads);
   const Graph& graph() const { return g_; }
   // Ops whose kernel call was resolved once (no meta work on replay).
   size_t prepared() const;
@@ -52,6 +60,10 @@ class Plan {
     std::vector<Offset> offsets;
   };
   void run_step(Step& s);
+  // Binds inputs [first, first + inputs.size()), runs steps [begin, end),
+  // and returns outputs [out_begin, out_end).
+  std::vector<Tensor> run_part(std::span<const Tensor> inputs, size_t first, size_t begin,
+                               size_t end, size_t out_begin, size_t out_end, int phase);
   // The device's plugin compiles the Fused node, or null (it has no graph
   // compiler, or does not take every op).
   std::shared_ptr<PluginGraph> plugin_compile(const Node& fused);
@@ -65,6 +77,16 @@ class Plan {
   std::vector<bool> fresh_;                   // roots whose memory changes each replay
   std::vector<bool> bound_;                   // inputs read where the caller has them
   std::vector<std::vector<int>> root_values_; // the values of each root
+  // Differentiable graphs: the first backward step, the forward's inputs and
+  // outputs, the phase (0 forward, 1 backward) whose outputs make each fresh
+  // root, and the forward's memory the backward reads that the caller also
+  // holds (bound inputs, large results), with its version after the forward.
+  size_t backward_step_ = SIZE_MAX;
+  size_t forward_inputs_ = 0, forward_outputs_ = 0;
+  std::vector<int> fresh_phase_;
+  std::vector<int> shared_roots_;
+  std::vector<std::pair<Storage, uint64_t>> shared_versions_;
+  bool forward_ran_ = false;
 };
 
 }  // namespace plexus::graph

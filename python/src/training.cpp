@@ -255,7 +255,13 @@ void bind_training(py::module_& m) {
           o.print = print;
           o.max_captures = max_captures;
           o.verify_every = verify_every;
-          o.name = py::str(fn.attr("__name__")).cast<std::string>();
+          // Any callable: a function, or a module (named by its class; its
+          // parameters name the printed graph's tensors unless names says).
+          o.name = py::hasattr(fn, "__name__")
+                       ? py::str(fn.attr("__name__")).cast<std::string>()
+                       : py::str(py::type::of(fn).attr("__name__")).cast<std::string>();
+          if (names.is_none() && py::hasattr(fn, "named_parameters"))
+            names = py::list(fn.attr("named_parameters")());
           if (!backend.is_none()) {
             py::function b = backend;
             o.backend = [b](const graph::Graph& g) {

@@ -105,6 +105,23 @@ def test_a_compiled_training_step_matches_eager():
     assert np.abs(w1 - w2).max() <= 1e-5 * np.abs(w1).max()
 
 
+def test_backward_through_a_compiled_forward_matches_eager():
+    eager, model = SimpleNN(px.Generator(6)), SimpleNN(px.Generator(6))
+    forward = px.compile(model)
+    data = px.Generator(7)
+    for _ in range(5):
+        x, y = px.randn(16, 10, generator=data), px.randn(16, 1, generator=data)
+        px.mse_loss(eager(x), y).backward()
+        out = forward(x)
+        assert out.requires_grad
+        px.mse_loss(out, y).backward()
+    assert out.grad_fn == "CompiledFunctionBackward"
+    assert forward.stats.replays == 3 and forward.stats.eager_calls == 0
+    for (name, a), (_, b) in zip(eager.named_parameters(), model.named_parameters()):
+        np.testing.assert_allclose(b.grad.numpy(), a.grad.numpy(), rtol=1e-4, atol=1e-6,
+                                   err_msg=name)
+
+
 def test_learning_rate_changes_reach_a_compiled_step():
     gen = px.Generator(5)
     model = SimpleNN(gen)

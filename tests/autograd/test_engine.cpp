@@ -49,6 +49,27 @@ TEST_CASE("a small network's gradients, leaves and grad_fn names", "[engine]") {
   for (size_t i = 0; i < once.size(); ++i) CHECK(twice[i] == Approx(2 * once[i]));
 }
 
+TEST_CASE("autograd::grad changes no leaf's .grad and runs only what it needs", "[engine]") {
+  Tensor x = leaf({4}, 11), w = leaf({4}, 12), v = leaf({4}, 13);
+  Tensor y = add(mul(x, w), exp(v));
+  std::vector<Tensor> g = autograd::grad({y.sum()}, {x});
+  CHECK(values(g[0]) == values(w.detach()));
+  // Neither x's nor the other leaves' accumulators ran (torch.autograd.grad
+  // does the same).
+  CHECK_FALSE(x.grad().defined());
+  CHECK_FALSE(w.grad().defined());
+  CHECK_FALSE(v.grad().defined());
+  // A non-leaf input and a leaf behind it: both gradients, each once.
+  Tensor h = mul(x, 3.0);
+  std::vector<Tensor> two = autograd::grad({mul(h, h).sum()}, {h, x});
+  std::vector<double> hs = values(h.detach()), gh = values(two[0]), gx = values(two[1]);
+  for (size_t i = 0; i < hs.size(); ++i) {
+    CHECK(gh[i] == Approx(2 * hs[i]));
+    CHECK(gx[i] == Approx(6 * hs[i]));
+  }
+  CHECK_FALSE(x.grad().defined());
+}
+
 TEST_CASE("a tensor used twice accumulates both gradients", "[engine]") {
   Tensor x = leaf({3}, 5);
   Tensor y = add(mul(x, x), x);  // dy/dx = 2x + 1

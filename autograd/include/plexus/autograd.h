@@ -50,21 +50,30 @@ class Node : public std::enable_shared_from_this<Node> {
   virtual std::string name() const = 0;
   // The gradients of the inputs, given the gradient of the output.
   virtual std::vector<Tensor> apply(const Tensor& grad) = 0;
+  // Gradient slots: a node of several outputs (a compiled function's) takes
+  // one gradient per output; an edge's input_nr names the slot it feeds.
+  virtual uint32_t num_inputs() const { return 1; }
+  // The gradients of the inputs, given each slot's gradient (undefined where
+  // none arrived; at least one is defined). One-slot nodes implement apply().
+  virtual std::vector<Tensor> apply_slots(std::vector<Tensor>& grads) { return apply(grads[0]); }
   // Drops saved values after a backward without retain_graph.
   virtual void release() {}
 
   const std::vector<Edge>& next() const { return next_; }
   // Creation order: later nodes run first when several are ready.
   uint64_t sequence() const { return sequence_; }
-  // Hooks run on the incoming gradient before apply(); a defined result replaces it.
-  std::vector<std::function<Tensor(const Tensor&)>>& pre_hooks() { return pre_hooks_; }
+  // Hooks run on slot `slot`'s incoming gradient before apply(); a defined
+  // result replaces it.
+  std::vector<std::function<Tensor(const Tensor&)>>& pre_hooks(uint32_t slot = 0);
+  // Slots that may have hooks: [0, pre_hook_slots()).
+  uint32_t pre_hook_slots() const { return static_cast<uint32_t>(pre_hooks_.size()); }
 
  protected:
   std::vector<Edge> next_;
 
  private:
   uint64_t sequence_;
-  std::vector<std::function<Tensor(const Tensor&)>> pre_hooks_;
+  std::vector<std::vector<std::function<Tensor(const Tensor&)>>> pre_hooks_;  // by slot
 };
 
 // How autograd treats calls of an op (for an out= or in-place kernel op: of
@@ -91,6 +100,28 @@ void set_grad_enabled(bool enabled);
 std::vector<Tensor> grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
                          const std::vector<Tensor>& grad_outputs = {}, bool retain_graph = false,
                          bool allow_unused = false, bool create_graph = false);
+
+// For graph compilers (plexus::compile differentiates through a compiled
+// function with these).
+//
+// Where a gradient for t goes: {its grad_fn, its output slot}, or its leaf's
+// accumulator; invalid when t does not require grad.
+Edge gradient_edge(const Tensor& t);
+// Makes `t` output `output_nr` of `fn`: requires grad, not a leaf.
+void set_history(const Tensor& t, std::shared_ptr<Node> fn, uint32_t output_nr = 0);
+// The sequence number the next node will get: nodes made from now on have
+// sequence() >= it.
+uint64_t next_sequence();
+// Where the graph of `outputs` leaves the nodes made since `since`: the edges
+// from such nodes (or from the outputs themselves) to older nodes and to
+// leaves' accumulators, each once, in the order a walk from the outputs
+// first meets them.
+std::vector<Edge> boundary_edges(const std::vector<Tensor>& outputs, uint64_t since);
+// The gradient that backward from `outputs` delivers to each of `edges`
+// (undefined where none arrives). The nodes behind those edges do not run
+// (no leaf's .grad changes), nor anything past them.
+std::vector<Tensor> gradients_at(const std::vector<Tensor>& outputs, const std::vector<Edge>& edges,
+                                 const std::vector<Tensor>& grad_outputs, bool retain_graph);
 
 // Runs `callback` once the backward pass that is running on this thread has
 // finished with every node (PyTorch's queue_callback): how a hook that started
@@ -145,6 +176,7 @@ struct AutogradMeta {
   bool requires_grad = false;
   Tensor grad;                               // leaves: the accumulated gradient
   std::shared_ptr<autograd::Node> grad_fn;   // non-leaves: the node that made it
+  uint32_t output_nr = 0;                    // non-leaves: which of grad_fn's outputs it is
   std::weak_ptr<autograd::Node> accumulator; // leaves: their AccumulateGrad node, while alive
   bool is_view = false;                      // made by a view of a tensor that requires grad
   // Leaves with hooks: keeps their accumulator (and its hooks) alive.

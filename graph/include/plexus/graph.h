@@ -31,10 +31,16 @@
 //   the graph: that input signature then always runs eagerly, and the log says
 //   where. C++ cannot resume a function half-way, so the part before the read
 //   is not compiled on its own (PyTorch's dynamo can, for Python bytecode).
-// - Results are returned as fresh tensors without autograd history: call
-//   backward inside the function, as a training step does. Gradients the
-//   function sets live in memory the compiled graph reuses on the next call
-//   (as with CUDA graphs): copy one if it must survive the next call.
+// - Results that require grad can be differentiated, as eager ones: the
+//   capture also records the backward of those results (AOT, before any
+//   gradient is asked for), and each replay returns them as outputs of one
+//   autograd node, CompiledFunctionBackward, whose backward replays that
+//   part. Gradients flow on to the inputs and to tensors made before the
+//   call (parameters). A function that runs backward itself (a training
+//   step: it sets gradients) returns its results without history.
+// - Gradients the function sets live in memory the compiled graph reuses on
+//   the next call (as with CUDA graphs): copy one if it must survive the
+//   next call.
 // - Tensors the function stores outside itself, other than gradients, are not
 //   updated by replays (the function does not run): return them instead.
 #pragma once
@@ -49,6 +55,7 @@
 #include <utility>
 #include <vector>
 
+#include "plexus/autograd.h"
 #include "plexus/scalar.h"
 #include "plexus/tensor.h"
 
@@ -132,6 +139,7 @@ enum class NodeKind : uint8_t {
   SetGrad,      // leaf.grad = value (or cleared when value is -1)
   Output,       // the function's results
   Fused,        // a chain of elementwise ops (members) run as one pass over memory
+  Backward,     // differentiable graphs: the nodes after it are the backward part
 };
 std::string_view node_kind_name(NodeKind k);
 
@@ -150,6 +158,12 @@ struct Node {
   std::vector<int> stores;    // Fused: values its members make that others read
 };
 
+// Where one gradient of a differentiable graph goes.
+struct GradTarget {
+  int input = -1;       // input `input`: its gradient edge at each call
+  autograd::Edge edge;  // else (input -1): this edge, of a tensor made before the call
+};
+
 class Graph {
  public:
   std::vector<Root> roots;
@@ -157,6 +171,15 @@ class Graph {
   std::vector<Node> nodes;
   std::vector<int> value_node;  // the node that names each value
   std::vector<GeneratorUse> generators;  // in the order of first draw
+  // A differentiable graph (results that require grad, and a function that
+  // does not run backward itself) has a Backward node. The nodes after it
+  // read one more placeholder per result in grad_results (that result's
+  // gradient) and compute the Output node's outputs from forward_outputs on:
+  // the gradients for grad_targets, in order.
+  int forward_outputs = -1;  // -1: not differentiable
+  std::vector<int> grad_results;
+  std::vector<GradTarget> grad_targets;
+  bool differentiable() const { return forward_outputs >= 0; }
 
   // Calls of catalog ops, counting those inside fused nodes.
   size_t num_calls() const;
