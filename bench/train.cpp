@@ -9,6 +9,8 @@
 //   compiled_b32, ...     the same step through plexus::compile (capturable
 //                         Adam), replayed; capture+compile: the calls until
 //                         the first replay, in ms
+//   compiled_fwd_b32      the step with only the model's forward compiled; its
+//                         backward replays through CompiledFunctionBackward
 //   record_1elem          a 1-element mul whose input requires grad, minus the
 //                         same call without grad: the cost of recording a node
 //   chain_1elem           forward and backward of a chain of 1-element muls, per op
@@ -131,6 +133,33 @@ void compiled_row(const char* name, int64_t batch, int steps, double eager_us) {
               name, us, eager_us, eager_us / us, step.graph()->num_calls(),
               step.graph()->num_launches(), compile_ms,
               static_cast<unsigned long long>(step.stats().captures));
+}
+
+// The step with only the model's forward compiled: its backward (replayed
+// through CompiledFunctionBackward), the loss and Adam run eagerly around it.
+void compiled_forward_row(const char* name, int64_t batch, int steps, double eager_us) {
+  Generator gen(1);
+  Tensor x = randn({batch, 10}, gen), y = randn({batch, 1}, gen);
+  train::SimpleNN model(gen, Device());
+  optim::Adam opt(model.named_parameters(), {.lr = 1e-3});
+  auto forward = compile([&](const Tensor& xb) { return model(xb); });
+  auto step = [&] {
+    Tensor loss = mse_loss(forward(x), y);
+    opt.zero_grad();
+    loss.backward();
+    opt.step();
+  };
+  while (forward.stats().replays == 0 && forward.stats().eager_calls == 0) step();
+  if (forward.stats().eager_calls > 0) {
+    std::printf("%-14s the forward did not compile: %s\n", name,
+                forward.compiled().eager_reason().c_str());
+    return;
+  }
+  double us = best_us(steps, 7, step);
+  std::printf("%-14s %10.2f us   eager plexus %10.2f us   ratio %.2f   (forward and its backward: "
+              "%zu ops in %zu launches)\n",
+              name, us, eager_us, eager_us / us, forward.graph()->num_calls(),
+              forward.graph()->num_launches());
 }
 
 // A small CNN's training step; libtorch runs the same layers from the same
@@ -262,6 +291,7 @@ int main(int argc, char** argv) {
   }
   double b32 = step_row("step_b32", 32, steps);
   compiled_row("compiled_b32", 32, steps, b32);
+  compiled_forward_row("compiled_fwd_b32", 32, steps, b32);
   double b800 = step_row("step_b800", 800, std::max(1, steps / 4));
   compiled_row("compiled_b800", 800, std::max(1, steps / 4), b800);
   cnn_row(std::max(1, steps / 10));

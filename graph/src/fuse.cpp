@@ -24,6 +24,7 @@ namespace {
 struct Group {
   Shape shape;
   Device device;
+  bool product = false;  // starts with a matrix product (its epilogue follows)
   std::vector<size_t> members;  // node indices
   std::set<int> made, written, read;  // roots
   std::map<int, int> written_view;    // root -> the value it is written through
@@ -114,6 +115,20 @@ int fuse_elementwise(Graph& g) {
     }
     const sdk::FusedOp* info = n.kind == NodeKind::Call ? fused_op_info(*n.op) : nullptr;
     int target = -1;
+    // A float32 matrix product on a fusable device starts a group of its own.
+    bool product = false;
+    if (!info && is_chain_product(n) && n.value >= 0 && fusable_device(n.device)) {
+      const ValueInfo& out = g.values[static_cast<size_t>(n.value)];
+      const Root& r = g.roots[static_cast<size_t>(out.root)];
+      product = out.dtype == DType::F32 && out.sizes.size() == 2 &&
+                r.kind == RootKind::Result && r.index == static_cast<int>(k);
+      for (const Arg& a : n.args)
+        if (a.kind == Arg::Kind::Value) {
+          const ValueInfo& in = g.values[static_cast<size_t>(a.value)];
+          product = product && in.dtype == DType::F32 && !in.wrapped_number &&
+                    g.roots[static_cast<size_t>(in.root)].device == n.device;
+        }
+    }
     if (info && n.value >= 0 && fusable_device(n.device)) {
       const ValueInfo& out = g.values[static_cast<size_t>(n.value)];
       bool ok = (out.dtype == DType::F32 || (out.dtype == DType::Bool && info->bool_result)) &&
@@ -130,6 +145,12 @@ int fuse_elementwise(Graph& g) {
         // Memory the group writes must be read and written through one view.
         if (target >= 0 && !out.sizes.empty()) {
           Group& grp = open[static_cast<size_t>(target)];
+          // Memory the group makes is read through the view that made it:
+          // another view of it (a transpose) is not element i for element i.
+          for (const Arg& a : n.args)
+            if (a.kind == Arg::Kind::Value && grp.made.contains(root_of(a.value)) &&
+                g.roots[static_cast<size_t>(root_of(a.value))].value != a.value)
+              ok = false;
           for (const Arg& a : n.args) {
             if (a.kind != Arg::Kind::Value) continue;
             auto it = grp.written_view.find(root_of(a.value));
@@ -169,9 +190,10 @@ int fuse_elementwise(Graph& g) {
         if (target > static_cast<int>(gi)) --target;
       }
     }
-    if (!info) continue;
+    if (!info && !product) continue;
     if (target < 0) {
-      open.push_back(Group{g.values[static_cast<size_t>(n.value)].sizes, n.device, {}, {}, {}, {}, {}});
+      open.push_back(Group{g.values[static_cast<size_t>(n.value)].sizes, n.device, product, {}, {},
+                           {}, {}, {}});
       target = static_cast<int>(open.size()) - 1;
     }
     Group& grp = open[static_cast<size_t>(target)];

@@ -6,12 +6,19 @@
 #include <vector>
 
 #include "plexus/graph.h"
+#include "plexus/op.h"
 #include "plexus/sdk/fused.hpp"
 
 namespace plexus::graph {
 
 // How fusion treats `op`, or null when it does not take it.
 const sdk::FusedOp* fused_op_info(const Operator& op);
+
+// A matrix product a chain may start with ("addmm", "mm"): the chain's
+// other ops are its epilogue, over its result.
+inline bool is_chain_product(const Node& n) {
+  return n.kind == NodeKind::Call && sdk::is_fused_product(n.op->name());
+}
 
 // A Fused node's chain (sdk::FusedChain), bound to the plan's tensors anew
 // for each run (a result's memory may change between replays).

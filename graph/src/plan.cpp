@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <set>
 
 #include "passes.h"
@@ -212,6 +213,52 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
     steps_.push_back(std::move(s));
   };
   std::set<int> backward_reads;  // roots the backward part reads
+  // A fused chain: compiled by its device's plugin; else on the cpu the
+  // host's chain kernel; else op by op. A chain that starts with a matrix
+  // product the plugin does not take runs the product alone, and the rest
+  // as a chain of its own.
+  std::function<void(const Node&, int)> add_fused = [&](const Node& n, int owner) {
+    Step s;
+    std::vector<std::string> names;
+    for (const Node& m : n.members) names.push_back(m.op->schema().name);
+    s.device = n.device;
+    if ((s.plugin_graph = plugin_compile(n))) {
+      s.label = fmt::format("compiled plugin fused({})", fmt::join(names, ", "));
+      steps_.push_back(std::move(s));
+      return;
+    }
+    if (is_chain_product(n.members.front())) {
+      const Node& product = n.members.front();
+      add_call(product, owner);
+      Node rest;
+      rest.kind = NodeKind::Fused;
+      rest.name = n.name;
+      rest.device = n.device;
+      rest.members.assign(n.members.begin() + 1, n.members.end());
+      rest.value = n.value;
+      std::set<int> made;
+      for (const Node& m : rest.members) {
+        for (const Arg& a : m.args)
+          if (a.kind == Arg::Kind::Value && !made.contains(a.value) &&
+              std::find(rest.reads.begin(), rest.reads.end(), a.value) == rest.reads.end())
+            rest.reads.push_back(a.value);
+        if (m.value >= 0) made.insert(m.value);
+      }
+      for (int v : n.stores)
+        if (v != product.value) rest.stores.push_back(v);
+      if (rest.members.size() == 1) add_call(rest.members.front(), owner);
+      else add_fused(rest, owner);
+      return;
+    }
+    if (n.device.is_cpu()) {
+      s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
+      s.label = fmt::format("compiled fused({})", fmt::join(names, ", "));
+      steps_.push_back(std::move(s));
+      return;
+    }
+    // No compiler took it off the cpu: the members run one by one.
+    for (const Node& m : n.members) add_call(m, owner);
+  };
   for (const Node& n : g_.nodes) {
     if (backward_step_ != SIZE_MAX)
       for_each_value(n, [&](int v) { backward_reads.insert(g_.values[static_cast<size_t>(v)].root); });
@@ -231,21 +278,7 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
     if (n.kind != NodeKind::Call && n.kind != NodeKind::Fused) continue;
     for (const Node& m : n.kind == NodeKind::Fused ? n.members : std::vector<Node>{}) check_write(m);
     if (n.kind == NodeKind::Fused) {
-      Step s;
-      std::vector<std::string> names;
-      for (const Node& m : n.members) names.push_back(m.op->schema().name);
-      s.device = n.device;
-      if ((s.plugin_graph = plugin_compile(n))) {
-        s.label = fmt::format("compiled plugin fused({})", fmt::join(names, ", "));
-      } else if (n.device.is_cpu()) {
-        s.fused = std::make_unique<FusedKernel>(g_, n, vals_);
-        s.label = fmt::format("compiled fused({})", fmt::join(names, ", "));
-      } else {
-        // No compiler took it off the cpu: the members run one by one.
-        for (const Node& m : n.members) add_call(m, static_cast<int>(&n - g_.nodes.data()));
-        continue;
-      }
-      steps_.push_back(std::move(s));
+      add_fused(n, static_cast<int>(&n - g_.nodes.data()));
       continue;
     }
     check_write(n);

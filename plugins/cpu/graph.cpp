@@ -1,9 +1,14 @@
 // The cpu plugin's graph compiler (plugin ABI 1.1, plexus_graph_extension):
 // a graph of float32 elementwise ops of one shape becomes an
-// sdk::FusedChain, run as one pass over memory. The host offers it the
+// sdk::FusedChain, run as one pass over memory. A graph may start with a
+// matrix product (addmm, mm) whose result the chain reads: the product runs
+// first (oneDNN's sgemm, as the matmul kernels), into the graph's output
+// when the host reads it too, else into memory of the compiled graph's own,
+// and the chain is its epilogue, in the same call. The host offers it the
 // chains its fusion pass groups (plexus::compile); what it does not take the
 // host runs op by op.
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +22,9 @@ struct Compiled {
   std::unique_ptr<sdk::FusedChain> chain;
   std::vector<int> input_slot;   // graph input -> chain input slot (-1: unused)
   std::vector<int> output_slot;  // graph output -> chain output slot
+  std::optional<sdk::FusedProduct> product;
+  int product_slot = -1;         // the chain input slot reading the product's result
+  std::vector<float> scratch;    // the product's result when no output holds it
   bool bound = false;
 };
 
@@ -25,6 +33,7 @@ plexus_status supports(void* ud, const plexus_graph* g, uint8_t* supported) {
   return sdk::guard(host, [&] {
     for (int32_t i = 0; i < g->num_nodes; ++i)
       supported[i] = sdk::fused_unsupported(*g, i).empty() ? 1 : 0;
+    if (g->num_nodes > 0 && sdk::fused_product_unsupported(*g).empty()) supported[0] = 1;
   });
 }
 
@@ -32,15 +41,21 @@ plexus_status compile(void* ud, const plexus_graph* g, void** out) {
   auto* host = static_cast<const plexus_host_api*>(ud);
   return sdk::guard(host, [&] {
     if (g->device != 0) sdk::fail(PLEXUS_ERROR_INVALID_ARGUMENT, "the cpu has one device");
-    const sdk::FusedProgram p = sdk::read_fused_graph(*g);
+    const sdk::FusedProgram p = sdk::read_fused_graph(*g, /*product=*/true);
     auto c = std::make_unique<Compiled>();
     c->chain = std::make_unique<sdk::FusedChain>(p.shape);
     c->input_slot.assign(static_cast<size_t>(g->num_inputs), -1);
+    c->product = p.product;
+    if (p.product && p.product->output < 0)
+      c->scratch.resize(static_cast<size_t>(p.product->rows * p.product->cols));
     std::vector<int> reg(p.regs.size(), -1);  // program register -> chain register
     for (size_t k = 0; k < p.regs.size(); ++k) {
       const sdk::FusedRegister& r = p.regs[k];
       using Kind = sdk::FusedRegister::Kind;
-      if (r.kind == Kind::Input) {
+      if (r.kind == Kind::Product) {
+        c->product_slot = static_cast<int>(c->chain->inputs());
+        reg[k] = c->chain->input();
+      } else if (r.kind == Kind::Input) {
         c->input_slot[static_cast<size_t>(r.input)] = static_cast<int>(c->chain->inputs());
         reg[k] = c->chain->input();
       } else if (r.kind == Kind::Constant) {
@@ -52,6 +67,7 @@ plexus_status compile(void* ud, const plexus_graph* g, void** out) {
     }
     c->output_slot.assign(static_cast<size_t>(g->num_outputs), -1);
     for (size_t o = 0; o < p.outputs.size(); ++o) {
+      if (p.product && p.product->output == static_cast<int>(o)) continue;  // the product wrote it
       c->output_slot[o] = static_cast<int>(c->chain->outputs());
       c->chain->output(reg[static_cast<size_t>(p.outputs[o])]);
     }
@@ -81,6 +97,20 @@ plexus_status run(void* ud, void* compiled, const plexus_tensor* inputs,
       sdk::FusedView v{data(t), sdk::broadcast_strides(t, shape), t.dtype == PLEXUS_DTYPE_BOOL};
       input ? c.chain->bind_input(k, std::move(v)) : c.chain->bind_output(k, std::move(v));
     };
+    if (c.product) {
+      const sdk::FusedProduct& fp = *c.product;
+      int64_t sizes[2] = {fp.rows, fp.cols}, strides[2] = {fp.cols, 1};
+      plexus_tensor scratch{};
+      scratch.dtype = PLEXUS_DTYPE_F32;
+      scratch.ndim = 2;
+      scratch.sizes = sizes;
+      scratch.strides = strides;
+      scratch.storage = c.scratch.data();
+      const plexus_tensor& dest = fp.output >= 0 ? outputs[fp.output] : scratch;
+      fused_product(inputs[fp.mat1], inputs[fp.mat2], dest, fp.self >= 0 ? &inputs[fp.self] : nullptr,
+                    fp.beta, fp.alpha);
+      bind(dest, c.product_slot, true);
+    }
     for (size_t i = 0; i < c.input_slot.size(); ++i) bind(inputs[i], c.input_slot[i], true);
     for (size_t o = 0; o < c.output_slot.size(); ++o) bind(outputs[o], c.output_slot[o], false);
     c.bound = true;

@@ -23,6 +23,11 @@ void register_conv(CpuBackend& b);        // conv.cpp: conv2d (oneDNN)
 void register_shape(CpuBackend& b);       // shape.cpp: cat
 void register_optim(CpuBackend& b);       // optim.cpp: adam_step_, sgd_step_ (and .list)
 void register_random(CpuBackend& b);      // random.cpp: uniform_, normal_, bernoulli_
+// out = beta * self + alpha * (a @ b) for float32 matrices, self (may be
+// null) broadcast as addmm's: the matmul kernels' product, for a compiled
+// chain that starts with one (matmul.cpp).
+void fused_product(const plexus_tensor& a, const plexus_tensor& b, const plexus_tensor& out,
+                   const plexus_tensor* self, double beta, double alpha);
 // The graph compiler of ABI 1.1 (graph.cpp), chained to the backend's table.
 const plexus_extension* graph_extension(const plexus_host_api* host);
 

@@ -494,7 +494,9 @@ bool matmul_sgemm(const Product& p) {
   const int64_t m = p.out.rows, n = p.out.cols, k = p.k();
   const size_t bytes = size_t(m * k + k * n + m * n) * sizeof(float);
   int prev = 0;
-  if (bytes < 128 * 1024 && (prev = omp_get_max_threads()) > 1) omp_set_num_threads(1);
+  // One thread below 2 MiB of operands: threads did not pay for themselves
+  // at the seed model's batch-800 sizes (kGrain, parallel.h).
+  if (bytes < 2048 * 1024 && (prev = omp_get_max_threads()) > 1) omp_set_num_threads(1);
   dnnl_status_t st = dnnl_sgemm(la->first, lb->first, m, n, k, float(p.alpha.to_double()),
                                 p.a.at<float>(0, 0, 0), la->second, p.b.at<float>(0, 0, 0),
                                 lb->second, accumulate ? float(p.beta.to_double()) : 0.0f,
@@ -548,7 +550,34 @@ void addmm_out(const plexus_kernel_call& call) {
               call.dtype, args.scalar(4), args.scalar(3)});
 }
 
+plexus_scalar float_scalar(double v) {
+  plexus_scalar s{};
+  s.kind = PLEXUS_SCALAR_FLOAT;
+  s.v.f = v;
+  return s;
+}
+
 }  // namespace
+
+void fused_product(const plexus_tensor& a, const plexus_tensor& b, const plexus_tensor& out,
+                   const plexus_tensor* self, double beta, double alpha) {
+  std::optional<Mat> s;
+  if (self) {
+    // A 1-D (or one-row) self broadcast over the rows, as addmm's kernel sees it.
+    plexus_tensor e = *self;
+    int64_t sizes[2] = {out.sizes[0], out.sizes[1]};
+    int64_t strides[2] = {self->ndim == 2 && self->sizes[0] != 1 ? self->strides[0] : 0,
+                          self->ndim >= 1 && self->sizes[self->ndim - 1] != 1
+                              ? self->strides[self->ndim - 1]
+                              : 0};
+    e.ndim = 2;
+    e.sizes = sizes;
+    e.strides = strides;
+    s = Mat(e);
+  }
+  run(Product{Mat(a), Mat(b), Mat(out), s, PLEXUS_DTYPE_F32, sdk::Scalar(float_scalar(alpha)),
+              sdk::Scalar(float_scalar(beta))});
+}
 
 void register_matmul(CpuBackend& b) {
   b.register_kernel<&mm_out>("mm.out", sdk::kNumericDTypes);

@@ -14,8 +14,13 @@
 
 namespace plexus::cpu {
 
-// Below this many elements a loop runs on the calling thread.
-inline constexpr int64_t kGrain = 32768;
+// Below this many elements a loop runs on the calling thread. PyTorch's
+// grain is 32768; here (2 vCPUs) an OpenMP region costs about 5 us, and a
+// process that used one kept its worker spinning, which slowed the serial
+// ops after it about twofold: the seed's step at batch 800 took 241 us with
+// 2 threads and 115 us with 1 (bench/README.md). Measured crossover for a
+// relu: about 150,000 elements.
+inline constexpr int64_t kGrain = 262144;
 
 // Calls f(begin, end) on disjoint pieces of [0, n) across the OpenMP threads;
 // one call on this thread when n * cost_per_item is below kGrain.

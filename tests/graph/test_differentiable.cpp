@@ -224,3 +224,33 @@ TEST_CASE("compile: a training step's result has no history; without grad mode n
   REQUIRE(forward.graph() != nullptr);
   CHECK_FALSE(forward.graph()->differentiable());
 }
+
+TEST_CASE("compile: results that are inputs, views or parameters differentiate as eager",
+          "[graph]") {
+  Tensor w = leaf({3, 4}, 50, DType::F64);
+  // The input itself, a view of it, the parameter, and a product of both.
+  auto fn = [&](const Tensor& x) {
+    return std::vector<Tensor>{x, x.t(), w, matmul(x, w)};
+  };
+  auto f = compile(fn);
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = leaf({2, 3}, 60 + uint64_t(i), DType::F64);
+    std::vector<Tensor> r = f(x);
+    REQUIRE(r.size() == 4);
+    Tensor loss = add(add(sum(mul(r[0], 2.0)), sum(mul(r[1], 3.0))),
+                      add(sum(mul(r[2], 5.0)), sum(r[3])));
+    loss.backward();
+    Tensor gx = x.grad(), gw = w.grad();
+    w.set_grad(Tensor());
+    Tensor x2 = x.detach();
+    x2.requires_grad_();
+    std::vector<Tensor> e = fn(x2);
+    add(add(sum(mul(e[0], 2.0)), sum(mul(e[1], 3.0))), add(sum(mul(e[2], 5.0)), sum(e[3])))
+        .backward();
+    INFO("call " << i);
+    CHECK(max_rel_diff(gx, x2.grad()) < 1e-12);
+    CHECK(max_rel_diff(gw, w.grad()) < 1e-12);
+    w.set_grad(Tensor());
+  }
+  CHECK(f.stats().replays == 2);
+}

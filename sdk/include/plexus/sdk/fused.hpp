@@ -79,6 +79,12 @@ inline const FusedOp* fused_op(std::string_view name) {
   return it == table.end() ? nullptr : &it->second;
 }
 
+// A matrix product a chain may start with, its other ops then being an
+// epilogue over its result: "addmm" (self, mat1, mat2, beta, alpha) and "mm"
+// (self, mat2), float32, 2-D. Graph compilers that do not take it say so in
+// supports(); the host then runs the product alone and offers the rest.
+inline bool is_fused_product(std::string_view name) { return name == "addmm" || name == "mm"; }
+
 namespace detail {
 inline float fused_sigmoid(float x) {
   float e = std::exp(-std::abs(x));

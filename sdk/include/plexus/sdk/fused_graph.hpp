@@ -9,6 +9,8 @@
 #pragma once
 
 #include <map>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -19,7 +21,8 @@
 namespace plexus::sdk {
 
 struct FusedRegister {
-  enum class Kind { Input, Constant, Op } kind;
+  // Product: the result of the graph's leading matrix product (FusedProgram::product).
+  enum class Kind { Input, Constant, Op, Product } kind;
   int input = -1;        // Input: the graph input (run()'s inputs[input])
   bool is_bool = false;  // Input: a bool mask, read as 0 or 1
   float value = 0;       // Constant: the number
@@ -28,7 +31,19 @@ struct FusedRegister {
   float scalar = 0;  // Op: its Scalar argument (alpha, weight, exponent, ...)
 };
 
+// A graph's leading matrix product (is_fused_product): out = beta * self +
+// alpha * (mat1 @ mat2), self broadcast ("mm": no self, alpha 1). Operands
+// are graph inputs; `output` is the graph output its result is stored in,
+// or -1 when only the chain reads it.
+struct FusedProduct {
+  int self = -1, mat1 = -1, mat2 = -1;  // graph inputs
+  double beta = 1, alpha = 1;
+  int output = -1;
+  int64_t rows = 0, cols = 0;
+};
+
 struct FusedProgram {
+  std::optional<FusedProduct> product;  // a leading product; its result is a Product register
   std::vector<int64_t> shape;        // the chain's shape: its last node's result
   std::vector<FusedRegister> regs;   // each reads only registers before it
   std::vector<int> outputs;          // per graph output: the register stored there
@@ -73,12 +88,37 @@ inline std::string fused_unsupported(const plexus_graph& g, int32_t i) {
   return {};
 }
 
+// Why node 0 of g cannot be its leading matrix product; empty when it can.
+inline std::string fused_product_unsupported(const plexus_graph& g) {
+  if (g.num_nodes < 2) return "a product alone is not a chain";
+  const plexus_graph_node& n = g.nodes[0];
+  if (!n.op || !is_fused_product(n.op)) return "not a matrix product chains start with";
+  const bool addmm = std::string_view(n.op) == "addmm";
+  const int tensors = addmm ? 3 : 2;
+  if (n.num_args < (addmm ? 5 : 2)) return "arguments are missing";
+  for (int k = 0; k < tensors; ++k) {
+    if (n.args[k] < 0 || n.args[k] >= g.num_values) return "a tensor operand is missing";
+    const plexus_graph_value& v = g.values[n.args[k]];
+    if (v.dtype != PLEXUS_DTYPE_F32 || !(v.role & PLEXUS_GRAPH_VALUE_INPUT) || v.input < 0)
+      return "an operand is not a float32 input";
+    if (k > 0 || !addmm ? v.ndim != 2 : v.ndim > 2) return "an operand has other dims";
+  }
+  if (addmm && (n.attrs[3].tag != PLEXUS_VALUE_SCALAR || n.attrs[4].tag != PLEXUS_VALUE_SCALAR))
+    return "beta or alpha is missing";
+  if (n.result < 0 || n.result >= g.num_values || g.values[n.result].ndim != 2 ||
+      g.values[n.result].dtype != PLEXUS_DTYPE_F32)
+    return "its result is not a float32 matrix";
+  return {};
+}
+
 // The program of a graph whose every node is supported; fails with
 // INVALID_ARGUMENT or UNSUPPORTED (naming the node) otherwise. Inputs become
-// registers where they are first read, in that order.
-inline FusedProgram read_fused_graph(const plexus_graph& g) {
+// registers where they are first read, in that order. With `product`, node 0
+// may be a leading matrix product (fused_product_unsupported).
+inline FusedProgram read_fused_graph(const plexus_graph& g, bool product = false) {
   if (g.num_nodes == 0) fail(PLEXUS_ERROR_INVALID_ARGUMENT, "an empty graph");
-  for (int32_t i = 0; i < g.num_nodes; ++i)
+  const int32_t first = product && fused_product_unsupported(g).empty() ? 1 : 0;
+  for (int32_t i = first; i < g.num_nodes; ++i)
     if (std::string why = fused_unsupported(g, i); !why.empty())
       fail(PLEXUS_ERROR_UNSUPPORTED, "node {}: {}", g.nodes[i].op, why);
   FusedProgram p;
@@ -103,7 +143,28 @@ inline FusedProgram read_fused_graph(const plexus_graph& g) {
     p.regs.push_back(r);
     return current[v] = static_cast<int>(p.regs.size()) - 1;
   };
-  for (int32_t i = 0; i < g.num_nodes; ++i) {
+  if (first == 1) {
+    const plexus_graph_node& n = g.nodes[0];
+    const bool addmm = std::string_view(n.op) == "addmm";
+    FusedProduct fp;
+    fp.self = addmm ? g.values[n.args[0]].input : -1;
+    fp.mat1 = g.values[n.args[addmm ? 1 : 0]].input;
+    fp.mat2 = g.values[n.args[addmm ? 2 : 1]].input;
+    if (addmm) {
+      fp.beta = fused_number(n.attrs[3].u.scalar);
+      fp.alpha = fused_number(n.attrs[4].u.scalar);
+    }
+    const plexus_graph_value& r = g.values[n.result];
+    fp.output = (r.role & PLEXUS_GRAPH_VALUE_OUTPUT) ? r.output : -1;
+    fp.rows = r.sizes[0];
+    fp.cols = r.sizes[1];
+    p.product = fp;
+    FusedRegister reg{};
+    reg.kind = FusedRegister::Kind::Product;
+    p.regs.push_back(reg);
+    current[n.result] = static_cast<int>(p.regs.size()) - 1;
+  }
+  for (int32_t i = first; i < g.num_nodes; ++i) {
     const plexus_graph_node& n = g.nodes[i];
     const FusedOp* op = fused_op(n.op);
     FusedRegister r{};
