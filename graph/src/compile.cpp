@@ -76,10 +76,6 @@ class PlanPool {
     lent_.push_back(false);
   }
   const Graph& graph() const { return plans_.front()->graph(); }
-  size_t size() const {
-    std::lock_guard lock(mutex_);
-    return plans_.size();
-  }
   size_t borrow() {
     {
       std::lock_guard lock(mutex_);

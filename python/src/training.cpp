@@ -274,7 +274,8 @@ void bind_training(py::module_& m) {
         }, py::arg("fn"), py::kw_only(), py::arg("print") = false, py::arg("backend") = py::none(),
         py::arg("names") = py::none(), py::arg("max_captures") = 4, py::arg("verify_every") = 0,
         "Captures fn's ops (forward, backward, optimizer) as a graph once two calls agree, then "
-        "replays it. backend(table) sees each graph's printed table.");
+        "replays it. fn may be a module. Results that require grad can be differentiated (their "
+        "backward is captured too). backend(table) sees each graph's printed table.");
   m.def(
       "trace",
       [](py::function fn, py::args inputs, bool run_kernels, py::object names) {
