@@ -109,37 +109,83 @@ std::string check_graph_chains(const Target& tg) {
   return "";
 }
 
-std::string check_graph_seed_step(const Target& tg) {
+namespace {
+
+void require_step_kernels(const Target& tg) {
   for (const char* k : {"addmm.out", "mm.out", "relu.out", "mul.out", "sub.out", "add.out",
                         "div.out", "sqrt.out", "lerp.Scalar_out", "addcmul.out", "mean.out",
                         "sum.IntList_out", "gt.Scalar_out", "pow.Tensor_Tensor_out", "copy_",
                         "fill_.Scalar"})
     if (!has_f32_kernel(tg, k))
       throw NotApplicable{fmt::format("the training step needs a float32 {} kernel", k)};
-  struct Model {
-    Generator gen;
-    std::shared_ptr<nn::Sequential> net;
-    std::unique_ptr<optim::Adam> opt;
-    Model(const Target& tg) : gen(5) {
-      net = std::make_shared<nn::Sequential>();
-      net->add(nn::make<nn::Linear>(10, 64, gen));
-      net->add(std::make_shared<nn::ReLU>());
-      net->add(nn::make<nn::Linear>(64, 32, gen));
-      net->add(std::make_shared<nn::ReLU>());
-      net->add(nn::make<nn::Linear>(32, 1, gen));
-      net->to(tg.device);
-      opt = std::make_unique<optim::Adam>(net->named_parameters(),
-                                          optim::AdamOptions{.lr = 1e-2, .capturable = true});
-    }
-    Tensor step(const Tensor& x, const Tensor& y) {
-      Tensor loss = mse_loss(net->forward(x), y);
-      opt->zero_grad();
-      loss.backward();
-      opt->step();
-      return loss;
-    }
-  };
-  Model eager(tg), compiled(tg);
+}
+
+// The seed's network (10-64-32-1, ReLU) on the target, with Adam.
+struct Model {
+  Generator gen;
+  std::shared_ptr<nn::Sequential> net;
+  std::unique_ptr<optim::Adam> opt;
+  Model(const Target& tg, bool capturable) : gen(5) {
+    net = std::make_shared<nn::Sequential>();
+    net->add(nn::make<nn::Linear>(10, 64, gen));
+    net->add(std::make_shared<nn::ReLU>());
+    net->add(nn::make<nn::Linear>(64, 32, gen));
+    net->add(std::make_shared<nn::ReLU>());
+    net->add(nn::make<nn::Linear>(32, 1, gen));
+    net->to(tg.device);
+    opt = std::make_unique<optim::Adam>(net->named_parameters(),
+                                        optim::AdamOptions{.lr = 1e-2, .capturable = capturable});
+  }
+  // One step, with the forward given (the net's own, or a compiled one).
+  Tensor step(const Tensor& x, const Tensor& y, const std::function<Tensor(const Tensor&)>& fwd) {
+    Tensor loss = mse_loss(fwd(x), y);
+    opt->zero_grad();
+    loss.backward();
+    opt->step();
+    return loss;
+  }
+  Tensor step(const Tensor& x, const Tensor& y) {
+    return step(x, y, [this](const Tensor& in) { return net->forward(in); });
+  }
+};
+
+// "" when the two models' parameters agree after training.
+std::string compare_parameters(Model& compiled, Model& eager, const char* what) {
+  auto pe = eager.net->named_parameters(), pc = compiled.net->named_parameters();
+  for (size_t k = 0; k < pe.size(); ++k) {
+    double d = relative_difference(pc[k].second, pe[k].second);
+    if (!(d <= 1e-5))
+      return fmt::format("after 6 steps {} differs by {:.3g} between {} and eager", pe[k].first,
+                         d, what);
+  }
+  return "";
+}
+
+}  // namespace
+
+std::string check_graph_backward(const Target& tg) {
+  require_step_kernels(tg);
+  Model eager(tg, false), compiled(tg, false);
+  auto forward = compile([&](const Tensor& x) { return compiled.net->forward(x); });
+  Generator data(7);
+  for (int i = 0; i < 6; ++i) {
+    Tensor x = randn({16, 10}, data).to(tg.device), y = randn({16, 1}, data).to(tg.device);
+    Tensor got = compiled.step(x, y, [&](const Tensor& in) { return forward(in); });
+    double d = relative_difference(got, eager.step(x, y));
+    if (!(d <= 1e-5))
+      return fmt::format("step {}: the loss through the compiled forward differs from the eager "
+                         "one by {:.3g}",
+                         i, d);
+  }
+  if (forward.stats().replays < 2)
+    return fmt::format("only {} of 6 forwards replayed ({})", forward.stats().replays,
+                       forward.compiled().eager_reason());
+  return compare_parameters(compiled, eager, "a compiled forward (its backward replayed)");
+}
+
+std::string check_graph_seed_step(const Target& tg) {
+  require_step_kernels(tg);
+  Model eager(tg, true), compiled(tg, true);
   auto step = compile([&](const Tensor& x, const Tensor& y) { return compiled.step(x, y); });
   Generator data(7);
   for (int i = 0; i < 6; ++i) {
@@ -151,14 +197,7 @@ std::string check_graph_seed_step(const Target& tg) {
   if (step.stats().replays < 2)
     return fmt::format("only {} of 6 steps replayed ({})", step.stats().replays,
                        step.compiled().eager_reason());
-  auto pe = eager.net->named_parameters(), pc = compiled.net->named_parameters();
-  for (size_t k = 0; k < pe.size(); ++k) {
-    double d = relative_difference(pc[k].second, pe[k].second);
-    if (!(d <= 1e-5))
-      return fmt::format("after 6 steps {} differs by {:.3g} between compiled and eager",
-                         pe[k].first, d);
-  }
-  return "";
+  return compare_parameters(compiled, eager, "compiled");
 }
 
 }  // namespace plexus::conformance

@@ -294,7 +294,7 @@ const Check kChecks[] = {
     {"memset", check_memset},             {"streams", check_streams},
     {"events", check_events},             {"synchronize", check_synchronize},
     {"kernel_error", check_kernel_error}, {"graph_chains", check_graph_chains},
-    {"graph_seed_step", check_graph_seed_step},
+    {"graph_seed_step", check_graph_seed_step}, {"graph_backward", check_graph_backward},
 };
 
 }  // namespace

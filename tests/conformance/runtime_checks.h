@@ -29,5 +29,8 @@ std::string check_graph_chains(const Target& target);
 // The seed's training step (10-64-32-1, capturable Adam) compiled on the
 // target against the same step run eagerly there.
 std::string check_graph_seed_step(const Target& target);
+// The seed network's forward compiled (differentiable), trained with the
+// loss, backward and Adam run eagerly around it, against the eager network.
+std::string check_graph_backward(const Target& target);
 
 }  // namespace plexus::conformance
