@@ -67,7 +67,10 @@ plexus_status compile(void* ud, const plexus_graph* g, void** out) {
     }
     c->output_slot.assign(static_cast<size_t>(g->num_outputs), -1);
     for (size_t o = 0; o < p.outputs.size(); ++o) {
-      if (p.product && p.product->output == static_cast<int>(o)) continue;  // the product wrote it
+      // The product's own result is already there (unless an op of the
+      // chain wrote it in place since: then the chain stores that).
+      if (p.regs[static_cast<size_t>(p.outputs[o])].kind == sdk::FusedRegister::Kind::Product)
+        continue;
       c->output_slot[o] = static_cast<int>(c->chain->outputs());
       c->chain->output(reg[static_cast<size_t>(p.outputs[o])]);
     }

@@ -688,6 +688,24 @@ TEST_CASE("compile: a matrix product and its elementwise epilogue run as one cha
   CHECK_THAT(table, Contains("fused(addmm, relu)") && Contains("fused(mm, mul, threshold_backward)"));
 }
 
+TEST_CASE("compile: an epilogue that writes the product's result in place stores it", "[graph]") {
+  auto body = [](const Tensor& x, const Tensor& w) {
+    Tensor h = mm(x, w);
+    h.mul_(wrapped_scalar(2.0));
+    relu_(h);
+    return h;
+  };
+  const bool plugin = GENERATE(true, false);
+  auto f = compile(body, {.plugin_compilers = plugin});
+  Tensor w = random_tensor({6, 7}, 3);
+  for (int i = 0; i < 4; ++i) {
+    Tensor x = random_tensor({5, 6}, 70 + uint64_t(i));
+    CHECK(max_abs_diff(f(x, w), body(x, w)) == 0);
+  }
+  REQUIRE(f.graph() != nullptr);
+  CHECK_THAT(f.graph()->str(), Contains("fused(mm, mul_, relu_)"));
+}
+
 TEST_CASE("compile: a chain reads its own results only through the view that made them",
           "[graph]") {
   // A transpose of a square result has the chain's shape, but element i of it
