@@ -33,11 +33,17 @@ struct InputKey {
 struct Signature {
   std::vector<InputKey> inputs;
   bool grad_enabled;
+  // requires_grad of each tensor CompileOptions::names names (a model's
+  // parameters): freezing or unfreezing one changes what the graph does.
+  std::vector<bool> names_grad;
   bool operator==(const Signature&) const = default;
 };
 
-Signature signature_of(std::span<const Tensor> inputs) {
-  Signature s{{}, autograd::is_grad_enabled()};
+Signature signature_of(std::span<const Tensor> inputs,
+                       const std::vector<std::pair<std::string, Tensor>>& names) {
+  Signature s{{}, autograd::is_grad_enabled(), {}};
+  s.names_grad.reserve(names.size());
+  for (const auto& [name, t] : names) s.names_grad.push_back(t.defined() && t.requires_grad());
   for (const Tensor& t : inputs) {
     if (!t.defined()) {
       s.inputs.push_back({DType::F32, Device(), {}, {}, false});
@@ -55,7 +61,11 @@ std::string signature_str(const Signature& s) {
     parts.push_back(fmt::format("{}{}{}{}", dtype_name(k.dtype), shape_str(k.sizes),
                                 k.device.is_cpu() ? "" : " on " + k.device.str(),
                                 k.requires_grad ? " requires_grad" : ""));
-  return fmt::format("({}){}", fmt::join(parts, ", "), s.grad_enabled ? "" : " no_grad");
+  size_t frozen = 0;
+  for (bool g : s.names_grad) frozen += !g;
+  return fmt::format("({}){}{}", fmt::join(parts, ", "), s.grad_enabled ? "" : " no_grad",
+                     frozen == 0 ? "" : fmt::format(" ({} of {} named tensors without grad)",
+                                                    frozen, s.names_grad.size()));
 }
 
 bool print_requested(const CompileOptions& o) {
@@ -280,7 +290,7 @@ struct CompiledFunction::Impl {
   std::vector<Tensor> call(std::span<const Tensor> inputs) {
     // Inside another capture, run plainly so the outer graph records these ops.
     if (Capture::current()) return fn(inputs);
-    Entry& e = find(signature_of(inputs));
+    Entry& e = find(signature_of(inputs, options.names));
     last = &e;
     if (!e.eager_reason.empty()) {
       ++stats.eager_calls;

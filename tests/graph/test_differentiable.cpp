@@ -254,3 +254,27 @@ TEST_CASE("compile: results that are inputs, views or parameters differentiate a
   }
   CHECK(f.stats().replays == 2);
 }
+
+TEST_CASE("compile: freezing a named parameter captures anew; its gradient stops", "[graph]") {
+  Generator gen(9);
+  train::SimpleNN model(gen, Device());
+  auto named = model.named_parameters();
+  auto forward = compile([&](const Tensor& x) { return model(x); }, {.names = named});
+  Tensor x = randn({4, 10}, gen);
+  auto run = [&] {
+    for (auto& [name, p] : named) p.set_grad(Tensor());
+    sum(forward(x)).backward();
+  };
+  for (int i = 0; i < 3; ++i) run();
+  CHECK(forward.stats().replays == 1);
+  named[0].second.requires_grad_(false);  // fc1.weight frozen
+  for (int i = 0; i < 3; ++i) run();
+  CHECK(forward.stats().recaptures == 1);
+  CHECK_FALSE(named[0].second.grad().defined());
+  CHECK(named[1].second.grad().defined());
+  CHECK(forward.stats().replays == 2);
+  named[0].second.requires_grad_(true);  // back to the first signature, still compiled
+  run();
+  CHECK(named[0].second.grad().defined());
+  CHECK(forward.stats().replays == 3);
+}

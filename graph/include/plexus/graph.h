@@ -200,7 +200,9 @@ struct CompileOptions {
   std::function<void(const Graph&)> backend;
   // Print each compiled graph's table to stdout (also: PLEXUS_PRINT_GRAPHS=1).
   bool print = false;
-  // Names for tensors made before the call (parameters, optimizer state), by memory.
+  // Names for tensors made before the call (parameters, optimizer state), by
+  // memory. Their requires_grad is guarded too: freezing or unfreezing a
+  // named parameter captures anew (for others, call reset()).
   std::vector<std::pair<std::string, Tensor>> names;
   // Input signatures (dtypes, shapes, strides, devices) kept compiled at once.
   size_t cache_size = 8;
