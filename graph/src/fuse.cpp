@@ -65,18 +65,12 @@ int fuse_elementwise(Graph& g) {
     f.device = g.nodes[grp.members.front()].device;
     size_t last = grp.members.back();
     f.name = fmt::format("fused_{}", fused_ops);
-    std::set<int> made_values;
     for (size_t k : grp.members) {
-      Node& m = g.nodes[k];
-      for (const Arg& a : m.args)
-        if (a.kind == Arg::Kind::Value && !made_values.contains(a.value) &&
-            std::find(f.reads.begin(), f.reads.end(), a.value) == f.reads.end())
-          f.reads.push_back(a.value);
-      if (m.value >= 0) made_values.insert(m.value);
-      f.members.push_back(std::move(m));
+      f.members.push_back(std::move(g.nodes[k]));
       if (k != last) dead[k] = true;
       ++fused_ops;
     }
+    f.reads = chain_reads(f.members);
     f.value = f.members.back().value;
     g.nodes[last] = std::move(f);
   };

@@ -2,6 +2,7 @@
 // on cpu memory when no plugin compiles it (plexus/sdk/fused.hpp does the work).
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <vector>
 
@@ -13,6 +14,21 @@ namespace plexus::graph {
 
 // How fusion treats `op`, or null when it does not take it.
 const sdk::FusedOp* fused_op_info(const Operator& op);
+
+// The values a chain's members read that none of the members before made
+// (a Fused node's `reads`), in the order first read.
+inline std::vector<int> chain_reads(const std::vector<Node>& members) {
+  std::vector<int> reads, made;
+  for (const Node& m : members) {
+    for (const Arg& a : m.args)
+      if (a.kind == Arg::Kind::Value &&
+          std::find(made.begin(), made.end(), a.value) == made.end() &&
+          std::find(reads.begin(), reads.end(), a.value) == reads.end())
+        reads.push_back(a.value);
+    if (m.value >= 0) made.push_back(m.value);
+  }
+  return reads;
+}
 
 // A matrix product a chain may start with ("addmm", "mm"): the chain's
 // other ops are its epilogue, over its result.

@@ -236,14 +236,7 @@ Plan::Plan(Graph g, bool plugin_compilers) : g_(std::move(g)), plugin_compilers_
       rest.device = n.device;
       rest.members.assign(n.members.begin() + 1, n.members.end());
       rest.value = n.value;
-      std::set<int> made;
-      for (const Node& m : rest.members) {
-        for (const Arg& a : m.args)
-          if (a.kind == Arg::Kind::Value && !made.contains(a.value) &&
-              std::find(rest.reads.begin(), rest.reads.end(), a.value) == rest.reads.end())
-            rest.reads.push_back(a.value);
-        if (m.value >= 0) made.insert(m.value);
-      }
+      rest.reads = chain_reads(rest.members);
       for (int v : n.stores)
         if (v != product.value) rest.stores.push_back(v);
       if (rest.members.size() == 1) add_call(rest.members.front(), owner);
